@@ -1,0 +1,54 @@
+# The toolkit's commands. `make demo` and `make test` are the two a newcomer needs (see README.md).
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+VENV := $(CURDIR)/.venv
+export PATH := $(VENV)/bin:$(PATH)
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+KAFKA_CACHE := $(CURDIR)/.cache/kafka
+
+.PHONY: setup host-packages venv kafka-archive lab-up lab-down lab-status deploy demo test lint unit molecule bench
+
+setup: host-packages venv kafka-archive
+
+host-packages:
+	scripts/install_host_packages.sh
+
+# Reinstalls only when requirements.txt changed since the last install.
+venv: $(VENV)/.requirements.installed
+$(VENV)/.requirements.installed: requirements.txt
+	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -r requirements.txt
+	cp requirements.txt $@
+
+kafka-archive:
+	dist/build_kafka_archive.sh $(KAFKA_CACHE)
+
+lab-up: setup
+	python -m lab up
+
+lab-down:
+	python -m lab down
+
+lab-status:
+	python -m lab status
+
+deploy: lab-up
+	ansible-playbook playbooks/site.yml
+
+demo: deploy
+	ansible-playbook playbooks/cluster_summary.yml
+
+lint: setup
+	yamllint --strict .
+	ansible-lint
+	ruff check .
+
+unit: setup
+	pytest -q tests/unit
+
+# The default scenario boots a fresh lab, deploys, checks idempotence and verifies, then takes it down.
+molecule: setup
+	molecule test -s default
+
+test: lint unit molecule

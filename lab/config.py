@@ -1,0 +1,69 @@
+"""Where the lab lives and what it is made of: paths, the bridge, and the hosts from the inventory."""
+
+import dataclasses
+import ipaddress
+import os
+import pathlib
+
+import yaml
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+INVENTORY = REPO / "inventories" / "lab" / "hosts.yml"
+
+# Everything the lab writes lives here, outside the checkout; `lab down` removes it all but the cached base.
+ROOT = pathlib.Path(os.environ.get("KAFKA_LAB_ROOT", "/var/lib/kafka-lab"))
+BASE = ROOT / "base"
+SSH_KEY = ROOT / "ssh" / "id_ed25519"
+RUN = ROOT / "run"          # per host: overlay upper dir, nspawn pid and console log
+DISKS = ROOT / "disks"      # per broker host: a sparse ext4 image and its mount point
+
+BRIDGE = "kafkalab0"
+NETNS_PREFIX = "kafkalab-"
+DATA_DISK_SIZE = "6G"       # sparse: takes only what Kafka writes
+DATA_DISK_MOUNT = "/var/lib/kafka"  # where a broker host sees its data filesystem
+
+# Groups whose hosts get a data disk of their own.
+DISK_GROUPS = ("kafka_broker", "kafka_spare")
+
+# What the base image holds, and a version to rebuild it when this list changes.
+BASE_PACKAGES = ("systemd", "systemd-sysv", "dbus", "openssh-server", "python3", "iproute2",
+                 "iptables", "procps", "openjdk-17-jre-headless")
+BASE_SUITE = "bookworm"
+
+
+@dataclasses.dataclass(frozen=True)
+class Host:
+    name: str
+    address: str
+    groups: tuple
+
+    @property
+    def netns(self):
+        return NETNS_PREFIX + self.name
+
+    @property
+    def has_disk(self):
+        return any(g in DISK_GROUPS for g in self.groups)
+
+
+def load_hosts(inventory=INVENTORY):
+    """The lab's hosts, in inventory order, with their group names."""
+    data = yaml.safe_load(inventory.read_text())
+    hosts = {}
+    for group, body in data["all"]["children"].items():
+        for name, hostvars in (body.get("hosts") or {}).items():
+            if name in hosts:
+                hosts[name] = dataclasses.replace(hosts[name], groups=hosts[name].groups + (group,))
+            else:
+                hosts[name] = Host(name, hostvars["ansible_host"], (group,))
+    return list(hosts.values())
+
+
+def bridge_address(hosts):
+    """The controller's address on the bridge: the first address of the hosts' /24."""
+    network = ipaddress.ip_network(f"{hosts[0].address}/24", strict=False)
+    for host in hosts:
+        if ipaddress.ip_address(host.address) not in network:
+            raise SystemExit(f"lab host {host.name} ({host.address}) is outside {network}; "
+                             "all lab hosts must share one /24 in inventories/lab/hosts.yml")
+    return f"{next(network.hosts())}/{network.prefixlen}"

@@ -1,0 +1,115 @@
+"""The one place the modules connect to a cluster: a confluent-kafka AdminClient for topics,
+partitions, ISRs and configs, a kazoo client for ZooKeeper (/controller, /brokers/ids, /cluster/id).
+
+Modules add CONNECTION_ARGS to their argument spec and open clients with admin_client / zk_client.
+"""
+
+import json
+
+CONNECTION_ARGS = dict(
+    bootstrap_servers=dict(type="str", required=True),
+    zookeeper_connect=dict(type="str", required=True),
+    request_timeout=dict(type="int", default=15),
+    security_protocol=dict(type="str", default="PLAINTEXT",
+                           choices=["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]),
+    sasl_mechanism=dict(type="str"),
+    sasl_username=dict(type="str"),
+    sasl_password=dict(type="str", no_log=True),
+    ssl_ca_location=dict(type="path"),
+    ssl_certificate_location=dict(type="path"),
+    ssl_key_location=dict(type="path"),
+)
+
+
+def admin_config(params):
+    """The librdkafka configuration for the connection parameters (unset options left out)."""
+    conf = {
+        "bootstrap.servers": params["bootstrap_servers"],
+        "security.protocol": params["security_protocol"],
+        "socket.timeout.ms": params["request_timeout"] * 1000,
+    }
+    optional = {
+        "sasl.mechanism": "sasl_mechanism",
+        "sasl.username": "sasl_username",
+        "sasl.password": "sasl_password",
+        "ssl.ca.location": "ssl_ca_location",
+        "ssl.certificate.location": "ssl_certificate_location",
+        "ssl.key.location": "ssl_key_location",
+    }
+    conf.update({key: params[name] for key, name in optional.items() if params.get(name)})
+    return conf
+
+
+def admin_client(params):
+    from confluent_kafka.admin import AdminClient
+    return AdminClient(admin_config(params))
+
+
+def zk_client(params):
+    """A started kazoo client; the chroot in zookeeper_connect (host:port,.../chroot) applies."""
+    from kazoo.client import KazooClient
+    client = KazooClient(hosts=params["zookeeper_connect"], timeout=params["request_timeout"],
+                         read_only=True)
+    client.start(timeout=params["request_timeout"])
+    return client
+
+
+def read_zk_registry(zk):
+    """Controller id, live brokers (id -> host, port) and cluster id as ZooKeeper records them."""
+    controller = None
+    if zk.exists("/controller"):
+        controller = json.loads(zk.get("/controller")[0])["brokerid"]
+    brokers = {}
+    if zk.exists("/brokers/ids"):
+        for child in zk.get_children("/brokers/ids"):
+            info = json.loads(zk.get(f"/brokers/ids/{child}")[0])
+            brokers[int(child)] = {"host": info.get("host"), "port": info.get("port"),
+                                   "endpoints": info.get("endpoints", [])}
+    cluster_id = None
+    if zk.exists("/cluster/id"):
+        cluster_id = json.loads(zk.get("/cluster/id")[0])["id"]
+    return {"controller_id": controller, "brokers": brokers, "cluster_id": cluster_id}
+
+
+def read_partitions(admin, timeout):
+    """Every partition's leader, replicas and ISR, from the cluster metadata."""
+    metadata = admin.list_topics(timeout=timeout)
+    partitions = []
+    for topic in sorted(metadata.topics):
+        t = metadata.topics[topic]
+        if t.error is not None:
+            raise RuntimeError(f"metadata of topic {topic}: {t.error}")
+        for pid in sorted(t.partitions):
+            p = t.partitions[pid]
+            partitions.append({"topic": topic, "partition": pid, "leader": p.leader,
+                               "replicas": list(p.replicas), "isr": list(p.isrs)})
+    return partitions
+
+
+def read_min_insync(admin, topics, timeout):
+    """min.insync.replicas of each topic (its own setting or the broker default it inherits)."""
+    from confluent_kafka.admin import ConfigResource
+    if not topics:
+        return {}
+    resources = [ConfigResource(ConfigResource.Type.TOPIC, t) for t in topics]
+    result = {}
+    for resource, future in admin.describe_configs(resources, request_timeout=timeout).items():
+        entries = future.result(timeout=timeout)
+        result[resource.name] = int(entries["min.insync.replicas"].value)
+    return result
+
+
+def read_cluster_state(params):
+    """The cluster as the decisions in kafka_state see it. Connections closed before returning."""
+    zk = zk_client(params)
+    try:
+        state = read_zk_registry(zk)
+    finally:
+        zk.stop()
+        zk.close()
+    admin = admin_client(params)
+    timeout = params["request_timeout"]
+    state["partitions"] = read_partitions(admin, timeout)
+    state["min_insync"] = read_min_insync(admin, sorted({p["topic"] for p in state["partitions"]}),
+                                          timeout)
+    return state

@@ -1,0 +1,25 @@
+"""Connection options become librdkafka settings; unset options are left out."""
+
+import kafka_connection
+
+
+def _params(**overrides):
+    params = {name: spec.get("default") for name, spec in kafka_connection.CONNECTION_ARGS.items()}
+    params.update(bootstrap_servers="k1:9092", zookeeper_connect="zk1:2181/kafka", **overrides)
+    return params
+
+
+def test_plaintext_config_has_only_the_basics():
+    assert kafka_connection.admin_config(_params()) == {
+        "bootstrap.servers": "k1:9092", "security.protocol": "PLAINTEXT", "socket.timeout.ms": 15000}
+
+
+def test_sasl_ssl_options_are_passed_through():
+    conf = kafka_connection.admin_config(_params(security_protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512",
+                                                 sasl_username="ops", sasl_password="s3cret",
+                                                 ssl_ca_location="/etc/ca.pem"))
+    assert conf["security.protocol"] == "SASL_SSL"
+    assert conf["sasl.mechanism"] == "SCRAM-SHA-512"
+    assert conf["sasl.username"] == "ops" and conf["sasl.password"] == "s3cret"
+    assert conf["ssl.ca.location"] == "/etc/ca.pem"
+    assert "ssl.key.location" not in conf
