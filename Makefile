@@ -6,7 +6,8 @@ export PATH := $(VENV)/bin:$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
-.PHONY: setup host-packages venv kafka-archive lab-up lab-down lab-status deploy demo test lint unit molecule bench
+.PHONY: setup host-packages venv kafka-archive lab-up lab-down lab-status deploy demo test lint unit molecule \
+	bench bench-deploy
 
 setup: host-packages venv kafka-archive
 
@@ -52,3 +53,9 @@ molecule: setup
 	molecule test -s default
 
 test: lint unit molecule
+
+# Benchmarks print their figures; each says what it measures in its docstring.
+bench: bench-deploy
+
+bench-deploy: setup
+	python bench/lab_deploy.py

@@ -2,7 +2,6 @@
 
 import kafka_state
 
-
 FIELDS = ("topic", "partition", "leader", "replicas", "isr")
 
 

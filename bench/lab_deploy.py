@@ -1,0 +1,119 @@
+"""Figures for the lab and the deploy: `lab up` cold (base image built) and warm (base cached),
+site.yml first run and idempotent run (with its changed count), and the peak memory (RSS) of the
+running lab cluster while the end-to-end test produces and consumes 10,000 messages.
+
+Run: make bench-deploy   (or: .venv/bin/python bench/lab_deploy.py [--cold])
+It takes the lab down first and leaves it up, deployed.
+"""
+
+import argparse
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from lab import config, machines  # noqa: E402
+
+
+def timed(cmd):
+    started = time.monotonic()
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return time.monotonic() - started, proc.stdout
+
+
+def changed_total(recap):
+    return sum(int(n) for n in re.findall(r"changed=(\d+)", recap.split("PLAY RECAP")[-1]))
+
+
+def _children():
+    tree = {}
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        tree.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    return tree
+
+
+def _rss_kib(pid):
+    try:
+        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def lab_rss_mib():
+    """Resident memory of every process of every lab host (the nspawn process and all below it)."""
+    tree, per_host = _children(), {}
+    for host in config.load_hosts():
+        todo, total = [machines.pid(host)], 0
+        while todo:
+            pid = todo.pop()
+            if pid is None:
+                continue
+            total += _rss_kib(pid)
+            todo += tree.get(pid, [])
+        per_host[host.name] = total / 1024
+    return per_host
+
+
+def peak_memory_during(cmd):
+    peak, stop = {"total": 0.0, "hosts": {}}, threading.Event()
+
+    def sample():
+        while not stop.is_set():
+            hosts = lab_rss_mib()
+            if sum(hosts.values()) > peak["total"]:
+                peak.update(total=sum(hosts.values()), hosts=hosts)
+            time.sleep(0.5)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        seconds, _ = timed(cmd)
+    finally:
+        stop.set()
+        sampler.join()
+    return peak, seconds
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cold", action="store_true", help="also delete the cached base image first")
+    args = parser.parse_args()
+    python = sys.executable
+    timed([python, "-m", "lab", "down"])
+    if args.cold:
+        shutil.rmtree(config.BASE, ignore_errors=True)
+    up_seconds, _ = timed([python, "-m", "lab", "up"])
+    first_seconds, _ = timed(["ansible-playbook", "playbooks/site.yml"])
+    again_seconds, recap = timed(["ansible-playbook", "playbooks/site.yml"])
+    peak, e2e_seconds = peak_memory_during([python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                            "tests/integration/test_cluster_e2e.py"])
+    print(f"lab up ({'cold: base image built' if args.cold else 'warm: base image cached'}): "
+          f"{up_seconds:.1f} s")
+    print(f"site.yml first run: {first_seconds:.1f} s")
+    print(f"site.yml second run: {again_seconds:.1f} s, changed={changed_total(recap)}")
+    print(f"peak RSS of the lab cluster during the 10,000-message end-to-end test ({e2e_seconds:.0f} s): "
+          f"{peak['total']:.0f} MiB")
+    for name, mib in peak["hosts"].items():
+        print(f"  {name:<8} {mib:7.0f} MiB")
+    print(f"machine memory: {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.1f} GiB")
+
+
+if __name__ == "__main__":
+    main()

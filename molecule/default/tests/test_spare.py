@@ -1,0 +1,8 @@
+"""The spare broker host stays empty until a replacement needs it."""
+
+testinfra_hosts = ["ansible://kafka_spare"]
+
+
+def test_spare_runs_no_broker(host):
+    assert not host.service("kafka").is_running
+    assert not host.file("/var/lib/kafka/data/meta.properties").exists

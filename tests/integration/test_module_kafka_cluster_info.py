@@ -1,0 +1,22 @@
+"""kafka_cluster_info against the lab cluster."""
+
+
+def test_reports_controller_brokers_and_healthy_partitions(run_module, brokers, bootstrap_servers,
+                                                           zookeeper_connect):
+    result = run_module("kafka_cluster_info", bootstrap_servers=bootstrap_servers,
+                        zookeeper_connect=zookeeper_connect)
+    assert not result.get("failed"), result.get("msg")
+    assert result["changed"] is False
+    summary = result["summary"]
+    assert summary["live_brokers"] == [1, 2, 3]
+    assert summary["controller_id"] in (1, 2, 3)
+    assert len(summary["cluster_id"]) == 22  # Kafka's base64 UUID
+    assert summary["under_replicated"] == summary["offline"] == summary["under_min_isr"] == 0
+    assert sorted(b["host"] for b in result["brokers"].values()) == sorted(h.address for h in brokers)
+
+
+def test_unreachable_cluster_fails_with_what_to_check(run_module):
+    result = run_module("kafka_cluster_info", bootstrap_servers="10.213.7.99:9092",
+                        zookeeper_connect="10.213.7.99:2181/kafka", request_timeout=3)
+    assert result["failed"] is True
+    assert "Check that brokers and ZooKeeper are reachable" in result["msg"]
