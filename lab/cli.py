@@ -17,6 +17,7 @@ def up(hosts):
     if not to_boot:
         print("lab is up: all hosts running")
         return
+    machines.stop(to_boot)  # what is left of them after a killed lab: a dead nspawn's init
     if len(to_boot) == len(hosts):
         # Nothing runs from the base, so it is safe to (re)write what hosts read from it.
         base.write_host_files(hosts, public_key)
@@ -34,9 +35,9 @@ def up(hosts):
 
 def down(hosts):
     started = time.monotonic()
-    for host in hosts:
-        if machines.stop(host):
-            print(f"stopped {host.name}", flush=True)
+    stopped = machines.stop(hosts)
+    if stopped:
+        print(f"stopped {', '.join(stopped)}", flush=True)
     network.teardown()
     disks.teardown()
     shutil.rmtree(config.RUN, ignore_errors=True)

@@ -1,6 +1,7 @@
 """Booting and stopping lab hosts: `systemd-nspawn -b` from the base image through a per-host overlay,
 in the host's network namespace, started in a session of its own so it outlives the command."""
 
+import logging
 import os
 import pathlib
 import signal
@@ -12,6 +13,9 @@ import paramiko
 
 from . import config, disks
 from .shell import LabError
+
+# While a host boots, sshd resets connections; paramiko would print each one as a traceback.
+logging.getLogger("paramiko").setLevel(logging.CRITICAL)
 
 
 def run_dir(host):
@@ -34,6 +38,36 @@ def pid(host):
     return None
 
 
+def _init_pid_file(host):
+    return run_dir(host) / "init.pid"
+
+
+def _parent_of(value):
+    try:
+        return int(pathlib.Path(f"/proc/{value}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def remember_init(host):
+    """Record the host's init (nspawn's child): if nspawn dies first, the init lives on in its own pid
+    namespace, and killing it is what ends every process of the host."""
+    nspawn = pid(host)
+    for proc in pathlib.Path("/proc").glob("[0-9]*"):
+        if nspawn is not None and _parent_of(proc.name) == nspawn:
+            _init_pid_file(host).write_text(proc.name)
+            return
+
+
+def _live_init(host):
+    try:
+        value = int(_init_pid_file(host).read_text())
+        namespace = os.readlink(f"/proc/{value}/ns/pid")
+    except (OSError, ValueError):
+        return None
+    return value if namespace != os.readlink("/proc/self/ns/pid") else None
+
+
 def start(host):
     upper = run_dir(host) / "upper"
     upper.mkdir(parents=True, exist_ok=True)
@@ -49,20 +83,26 @@ def start(host):
     _pid_file(host).write_text(str(proc.pid))
 
 
-def stop(host, timeout=60):
-    """SIGTERM makes nspawn shut the host's systemd down cleanly; SIGKILL if it takes too long."""
-    value = pid(host)
-    if value is None:
-        return False
-    os.kill(value, signal.SIGTERM)
+def stop(hosts, timeout=20):
+    """Stop hosts together: SIGTERM makes nspawn shut each host's systemd down; what is still running
+    after `timeout` seconds (a broker's controlled shutdown waits for peers that are going away too)
+    is killed. Returns the names of the hosts that were running."""
+    running = {h.name: (h, pid(h)) for h in hosts if pid(h) is not None}
+    for _, value in running.values():
+        os.kill(value, signal.SIGTERM)
     deadline = time.monotonic() + timeout
-    while pid(host) is not None and time.monotonic() < deadline:
+    while any(pid(h) is not None for h, _ in running.values()) and time.monotonic() < deadline:
         time.sleep(0.5)
-    if pid(host) is not None:
-        os.kill(value, signal.SIGKILL)
-        time.sleep(1)
-    _pid_file(host).unlink(missing_ok=True)
-    return True
+    for host in hosts:  # also hosts whose nspawn died and left their init behind
+        init = _live_init(host)
+        if init is not None:
+            os.kill(init, signal.SIGKILL)
+    while any(pid(h) is not None for h, _ in running.values()):
+        time.sleep(0.2)
+    for host in hosts:
+        _pid_file(host).unlink(missing_ok=True)
+        _init_pid_file(host).unlink(missing_ok=True)
+    return sorted(running)
 
 
 def ssh(host, timeout=5):
@@ -96,6 +136,7 @@ def wait_ready(hosts, timeout=180):
             states[name] = system_state(host)
             # 'degraded' means booted with a failed unit: still a host we can deploy to; say so.
             if states[name] in ("running", "degraded"):
+                remember_init(host)
                 if states[name] == "degraded":
                     print(f"{name}: systemd is degraded (a unit failed); continuing", flush=True)
                 del pending[name]
