@@ -2,7 +2,6 @@
 
 import dataclasses
 import ipaddress
-import os
 import pathlib
 
 import yaml
@@ -11,7 +10,8 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 INVENTORY = REPO / "inventories" / "lab" / "hosts.yml"
 
 # Everything the lab writes lives here, outside the checkout; `lab down` removes it all but the cached base.
-ROOT = pathlib.Path(os.environ.get("KAFKA_LAB_ROOT", "/var/lib/kafka-lab"))
+# inventories/lab/group_vars/all.yml names the SSH key below it.
+ROOT = pathlib.Path("/var/lib/kafka-lab")
 BASE = ROOT / "base"
 SSH_KEY = ROOT / "ssh" / "id_ed25519"
 RUN = ROOT / "run"          # per host: overlay upper dir, nspawn pid and console log

@@ -57,7 +57,8 @@ def run_module():
     def run(name, check=False, **args):
         # Ad-hoc output is "localhost | STATUS => {result as JSON}".
         env = dict(os.environ, ANSIBLE_CONFIG=str(config.REPO / "ansible.cfg"),
-                   ANSIBLE_STDOUT_CALLBACK="ansible.builtin.minimal", ANSIBLE_CALLBACK_RESULT_FORMAT="json")
+                   ANSIBLE_STDOUT_CALLBACK="ansible.builtin.minimal", ANSIBLE_CALLBACK_RESULT_FORMAT="json",
+                   ANSIBLE_FORCE_COLOR="0", ANSIBLE_NOCOLOR="1")
         cmd = ["ansible", "localhost", "-m", name, "-a", json.dumps(args)] + (["--check"] if check else [])
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=config.REPO, env=env)
         try:

@@ -4,5 +4,6 @@ testinfra_hosts = ["ansible://kafka_spare"]
 
 
 def test_spare_runs_no_broker(host):
-    assert not host.service("kafka").is_running
+    assert not host.file("/etc/systemd/system/kafka.service").exists
+    assert host.process.filter(comm="java") == []
     assert not host.file("/var/lib/kafka/data/meta.properties").exists
