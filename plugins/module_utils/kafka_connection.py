@@ -113,3 +113,10 @@ def read_cluster_state(params):
     state["min_insync"] = read_min_insync(admin, sorted({p["topic"] for p in state["partitions"]}),
                                           timeout)
     return state
+
+
+def wait_args(default_timeout):
+    """Arguments of a module whose check the kafka_wait action plugin repeats until it holds."""
+    return dict(wait_timeout=dict(type="int", default=default_timeout),
+                poll_interval=dict(type="int", default=3))
+

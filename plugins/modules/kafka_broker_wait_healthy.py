@@ -1,32 +1,18 @@
 #!/usr/bin/python
-"""Ansible module: wait until a started broker is registered and back in the ISR of all its partitions."""
+"""Ansible module: is a started broker registered and back in the ISR of every partition it hosts?"""
 
 DOCUMENTATION = r"""
 module: kafka_broker_wait_healthy
 short_description: Wait until a Kafka broker is registered and in the ISR of every partition it hosts
 description:
-  - Polls ZooKeeper and the brokers until I(broker_id) is registered under /brokers/ids (a broker
-    registers only after its log recovery) and is in the ISR of every partition it hosts.
-  - Fails at I(timeout) with the partitions still lagging. Read-only; runs in check mode.
-extends_documentation_fragment: []
+  - Checks that I(broker_id) is registered under /brokers/ids in ZooKeeper (a broker registers only
+    after its log recovery) and is in the ISR of every partition it hosts.
+  - With I(wait_timeout), keeps checking and prints the partitions still catching up with an ETA;
+    fails at the timeout naming the lagging partitions. Read-only; runs in check mode.
+extends_documentation_fragment: [kafka_connection, kafka_connection.wait]
 options:
-  broker_id: {description: The broker to wait for., type: int, required: true}
-  timeout: {description: Seconds to wait before failing., type: int, default: 600}
-  poll_interval: {description: Seconds between checks., type: int, default: 3}
-  bootstrap_servers: {description: Comma-separated host:port list of brokers., type: str, required: true}
-  zookeeper_connect: {description: ZooKeeper connect string with chroot., type: str, required: true}
-  request_timeout: {description: Seconds to wait for each request., type: int, default: 15}
-  security_protocol:
-    description: Protocol used to talk to brokers.
-    type: str
-    default: PLAINTEXT
-    choices: [PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL]
-  sasl_mechanism: {description: SASL mechanism., type: str}
-  sasl_username: {description: SASL user., type: str}
-  sasl_password: {description: SASL password., type: str}
-  ssl_ca_location: {description: CA file for TLS., type: path}
-  ssl_certificate_location: {description: Client certificate for TLS., type: path}
-  ssl_key_location: {description: Client key for TLS., type: path}
+  broker_id: {description: The broker to check., type: int, required: true}
+  wait_timeout: {description: Seconds to wait (see the fragment)., type: int, default: 600}
 author: Kafka ops toolkit
 """
 
@@ -36,58 +22,44 @@ EXAMPLES = r"""
     broker_id: 2
     bootstrap_servers: kafka1:9092,kafka2:9092,kafka3:9092
     zookeeper_connect: zk1:2181,zk2:2181,zk3:2181/kafka
-    timeout: 900
+    wait_timeout: 900
   delegate_to: localhost
 """
 
 RETURN = r"""
-waited: {description: Seconds waited., returned: always, type: float}
-progress:
-  description: One entry per change seen while waiting (seconds, registered, partitions lagging).
-  returned: always
-  type: list
+done: {description: Whether the broker is registered and in every ISR., returned: success, type: bool}
+registered: {description: Whether the broker is registered in ZooKeeper., returned: success, type: bool}
+lagging: {description: Partitions the broker hosts whose ISR it is not in., returned: success, type: list}
+waited: {description: Seconds waited., returned: when wait_timeout > 0, type: float}
 """
-
-import time
 
 from ansible.module_utils import kafka_state
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.kafka_connection import CONNECTION_ARGS, read_cluster_state
+from ansible.module_utils.kafka_connection import CONNECTION_ARGS, read_cluster_state, wait_args
 
 
 def main():
-    spec = dict(CONNECTION_ARGS)
-    spec.update(broker_id=dict(type="int", required=True), timeout=dict(type="int", default=600),
-                poll_interval=dict(type="int", default=3))
-    module = AnsibleModule(argument_spec=spec, supports_check_mode=True)
-    broker_id, started = module.params["broker_id"], time.monotonic()
-    progress, health, last_error = [], None, None
-    while True:
-        waited = round(time.monotonic() - started, 1)
-        try:
-            health = kafka_state.broker_health(read_cluster_state(module.params), broker_id)
-            last_error = None
-            seen = {"registered": health["registered"], "lagging": len(health["lagging"])}
-            if not progress or {k: progress[-1][k] for k in seen} != seen:
-                progress.append(dict(seen, seconds=waited))
-            if health["healthy"]:
-                module.exit_json(changed=False, waited=waited, progress=progress)
-        except Exception as exc:  # the cluster may be briefly unreachable while a broker restarts
-            last_error = str(exc)
-        if waited >= module.params["timeout"]:
-            break
-        time.sleep(module.params["poll_interval"])
-    if health is None:
-        module.fail_json(msg=f"broker {broker_id}: could not read the cluster state for "
-                             f"{module.params['timeout']}s: {last_error}", progress=progress)
+    module = AnsibleModule(argument_spec=dict(CONNECTION_ARGS, broker_id=dict(type="int", required=True),
+                                              **wait_args(600)),
+                           supports_check_mode=True)
+    broker_id = module.params["broker_id"]
+    try:
+        health = kafka_state.broker_health(read_cluster_state(module.params), broker_id)
+    except Exception as exc:  # the cluster can be briefly unreachable while a broker restarts
+        module.fail_json(msg=f"cannot read the cluster state: {exc}")
+    lagging = health["lagging"]
     if not health["registered"]:
-        module.fail_json(msg=f"broker {broker_id} is not registered in ZooKeeper after "
-                             f"{module.params['timeout']}s: check its service and its log "
-                             "(it may still be in log recovery)", progress=progress)
-    module.fail_json(msg=f"broker {broker_id} is still out of the ISR of {len(health['lagging'])} "
-                         f"partition(s) after {module.params['timeout']}s: "
-                         f"{', '.join(health['lagging'][:50])}", lagging=health["lagging"],
-                     progress=progress)
+        progress = f"broker {broker_id} is not registered in ZooKeeper yet (starting, or in log recovery)"
+        timeout_msg = (f"broker {broker_id} did not register in ZooKeeper: check `systemctl status kafka` "
+                       "and server.log on its host (it may still be in log recovery)")
+    else:
+        progress = (f"broker {broker_id}: {len(lagging)} partition(s) still catching up: "
+                    f"{kafka_state.partition_names(lagging)}")
+        timeout_msg = (f"broker {broker_id} is still out of the ISR of {len(lagging)} partition(s): "
+                       f"{kafka_state.partition_names(lagging)}")
+    module.exit_json(changed=False, done=health["healthy"], registered=health["registered"], lagging=lagging,
+                     remaining=len(lagging) if health["registered"] else None, progress=progress,
+                     timeout_msg=timeout_msg)
 
 
 if __name__ == "__main__":

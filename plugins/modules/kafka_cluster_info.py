@@ -8,30 +8,19 @@ description:
   - Reads the active controller, live brokers and cluster id from ZooKeeper and every partition's
     leader, replicas and ISR from the brokers (confluent-kafka AdminClient).
   - Read-only; always reports changed=false and runs in check mode.
+extends_documentation_fragment: [kafka_connection]
 options:
-  bootstrap_servers:
-    description: Comma-separated host:port list of brokers.
-    type: str
-    required: true
-  zookeeper_connect:
-    description: ZooKeeper connect string with the cluster's chroot, e.g. C(zk1:2181,zk2:2181/kafka).
-    type: str
-    required: true
-  request_timeout:
-    description: Seconds to wait for each request.
-    type: int
-    default: 15
-  security_protocol:
-    description: Protocol used to talk to brokers.
-    type: str
-    default: PLAINTEXT
-    choices: [PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL]
-  sasl_mechanism: {description: SASL mechanism., type: str}
-  sasl_username: {description: SASL user., type: str}
-  sasl_password: {description: SASL password., type: str}
-  ssl_ca_location: {description: CA file for TLS., type: path}
-  ssl_certificate_location: {description: Client certificate for TLS., type: path}
-  ssl_key_location: {description: Client key for TLS., type: path}
+  restart_candidates:
+    description:
+      - Broker ids to order for a rolling restart; the result's C(restart_order) lists them in the
+        order to restart them now (named first, then down or lagging ones, the controller last).
+    type: list
+    elements: int
+  restart_first:
+    description: Broker ids to restart before all others, in this order.
+    type: list
+    elements: int
+    default: []
 author: Kafka ops toolkit
 """
 
@@ -70,6 +59,10 @@ under_min_isr:
   returned: always
   type: list
 offline: {description: Partitions without a live leader., returned: always, type: list}
+restart_order:
+  description: I(restart_candidates) in the order to restart them, given the cluster as it is now.
+  returned: when restart_candidates is given
+  type: list
 """
 
 from ansible.module_utils import kafka_state
@@ -78,15 +71,21 @@ from ansible.module_utils.kafka_connection import CONNECTION_ARGS, read_cluster_
 
 
 def main():
-    module = AnsibleModule(argument_spec=dict(CONNECTION_ARGS), supports_check_mode=True)
+    module = AnsibleModule(argument_spec=dict(CONNECTION_ARGS,
+                                              restart_candidates=dict(type="list", elements="int"),
+                                              restart_first=dict(type="list", elements="int", default=[])),
+                           supports_check_mode=True)
     try:
         state = read_cluster_state(module.params)
     except Exception as exc:  # any client error: say what to check
         module.fail_json(msg=f"cannot read the cluster state from {module.params['bootstrap_servers']} / "
                              f"{module.params['zookeeper_connect']}: {exc}. Check that brokers and "
                              "ZooKeeper are reachable from the controller.")
+    candidates = module.params["restart_candidates"]
     module.exit_json(
         changed=False,
+        restart_order=(None if candidates is None
+                       else kafka_state.restart_plan(state, candidates, module.params["restart_first"])),
         summary=kafka_state.summary(state),
         controller_id=state["controller_id"],
         cluster_id=state["cluster_id"],

@@ -2,10 +2,12 @@
 
 import json
 import os
-import socket
 import subprocess
+import time
+import uuid
 
 import pytest
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from lab import config
 
@@ -39,26 +41,12 @@ def zookeeper_connect(zookeepers):
 
 
 @pytest.fixture(scope="session")
-def four_letter_word():
-    """Ask a ZooKeeper node a four-letter word; it answers and closes the connection."""
-    def ask(address, word, port=ZOOKEEPER_PORT):
-        with socket.create_connection((address, port), timeout=5) as sock:
-            sock.sendall(word.encode())
-            chunks = []
-            while chunk := sock.recv(4096):
-                chunks.append(chunk)
-        return b"".join(chunks).decode()
-    return ask
-
-
-@pytest.fixture(scope="session")
 def run_module():
     """Run one of our modules on the controller the way a playbook does, and return its result."""
     def run(name, check=False, **args):
         # Ad-hoc output is "localhost | STATUS => {result as JSON}".
-        env = dict(os.environ, ANSIBLE_CONFIG=str(config.REPO / "ansible.cfg"),
-                   ANSIBLE_STDOUT_CALLBACK="ansible.builtin.minimal", ANSIBLE_CALLBACK_RESULT_FORMAT="json",
-                   ANSIBLE_FORCE_COLOR="0", ANSIBLE_NOCOLOR="1")
+        env = dict(_ansible_env(), ANSIBLE_STDOUT_CALLBACK="ansible.builtin.minimal",
+                   ANSIBLE_CALLBACK_RESULT_FORMAT="json")
         cmd = ["ansible", "localhost", "-m", name, "-a", json.dumps(args)] + (["--check"] if check else [])
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=config.REPO, env=env)
         try:
@@ -68,4 +56,37 @@ def run_module():
             raise AssertionError(f"{name}: no JSON result\n{proc.stdout}\n{proc.stderr}") from None
         result["failed"] = "FAILED" in status  # the status line, not the result, says it failed
         return result
+    return run
+
+
+@pytest.fixture
+def topic(bootstrap_servers):
+    """A fresh RF=3, 6-partition topic, usable (every partition has a leader) when the test starts."""
+    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    name = f"test-{uuid.uuid4().hex[:8]}"
+    admin.create_topics([NewTopic(name, num_partitions=6, replication_factor=3)])[name].result(30)
+    deadline = time.monotonic() + 30
+    while True:
+        partitions = admin.list_topics(name, timeout=10).topics[name].partitions
+        if len(partitions) == 6 and all(p.leader >= 0 for p in partitions.values()):
+            break
+        assert time.monotonic() < deadline, f"topic {name} has no leader for every partition after 30s"
+        time.sleep(0.5)
+    yield name
+    admin.delete_topics([name])[name].result(30)
+
+
+def _ansible_env():
+    return dict(os.environ, ANSIBLE_CONFIG=str(config.REPO / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0",
+                ANSIBLE_NOCOLOR="1")
+
+
+@pytest.fixture(scope="session")
+def run_playbook():
+    """Run one of the project's playbooks as an operator would; returns the finished process."""
+    def run(playbook, *args):
+        cmd = ["ansible-playbook", f"playbooks/{playbook}", *args]
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=config.REPO, env=_ansible_env())
+        print(proc.stdout[-20000:], proc.stderr[-5000:])  # shown by pytest when the test fails
+        return proc
     return run

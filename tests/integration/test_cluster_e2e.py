@@ -1,13 +1,10 @@
 """End to end on the lab: the deployed ensemble and brokers form one healthy, hardened cluster that
 keeps every message written with acks=all."""
 
-import time
-import uuid
-
-import pytest
-from confluent_kafka import Consumer, KafkaException, Producer
-from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
+import zookeeper_state
+from confluent_kafka.admin import AdminClient, ConfigResource
 from kazoo.client import KazooClient
+from traffic import AckedProducer, read_all
 
 MESSAGES = 10_000
 
@@ -24,20 +21,10 @@ HARDENED = {
 }
 
 
-@pytest.fixture
-def topic(bootstrap_servers):
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
-    name = f"e2e-{uuid.uuid4().hex[:8]}"
-    admin.create_topics([NewTopic(name, num_partitions=6, replication_factor=3)])[name].result(30)
-    yield name
-    admin.delete_topics([name])[name].result(30)
-
-
-def test_zookeeper_ensemble_has_one_leader_and_two_followers(zookeepers, four_letter_word):
+def test_zookeeper_ensemble_has_one_leader_and_two_followers(zookeepers):
     modes = []
     for host in zookeepers:
-        answer = four_letter_word(host.address, "srvr")
-        modes += [line.split(":", 1)[1].strip() for line in answer.splitlines() if line.startswith("Mode:")]
+        modes.append(zookeeper_state.parse_srvr(zookeeper_state.four_letter_word(host.address, 2181))["mode"])
     assert sorted(modes) == ["follower", "follower", "leader"]
 
 
@@ -69,34 +56,9 @@ def test_topic_is_created_with_three_in_sync_replicas(bootstrap_servers, topic):
 
 
 def test_every_message_produced_with_acks_all_is_read_back(bootstrap_servers, topic):
-    producer = Producer({"bootstrap.servers": bootstrap_servers, "acks": "all", "enable.idempotence": True,
-                         "linger.ms": 5})
-    acked, failed = set(), []
-
-    def on_delivery(err, msg):
-        if err is not None:
-            failed.append(err)
-        else:
-            acked.add(msg.value())
-
-    for i in range(MESSAGES):
-        producer.produce(topic, key=str(i % 60).encode(), value=f"message-{i}".encode(),
-                         on_delivery=on_delivery)
-        producer.poll(0)
-    assert producer.flush(60) == 0
-    assert failed == []
-    assert len(acked) == MESSAGES
-
-    consumer = Consumer({"bootstrap.servers": bootstrap_servers, "group.id": f"{topic}-reader",
-                         "auto.offset.reset": "earliest", "enable.auto.commit": False})
-    consumer.subscribe([topic])
-    read, deadline = set(), time.monotonic() + 120
-    try:
-        while len(read) < MESSAGES and time.monotonic() < deadline:
-            for msg in consumer.consume(num_messages=1000, timeout=1):
-                if msg.error():
-                    raise KafkaException(msg.error())
-                read.add(msg.value())
-    finally:
-        consumer.close()
-    assert read == acked
+    producer = AckedProducer(bootstrap_servers, topic)
+    producer.send(MESSAGES)
+    assert producer.stop(60) == 0
+    assert producer.failed == []
+    assert len(producer.acked) == MESSAGES
+    assert read_all(bootstrap_servers, topic, MESSAGES) == producer.acked

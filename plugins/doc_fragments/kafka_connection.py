@@ -1,0 +1,43 @@
+"""The connection options every cluster module shares (plugins/module_utils/kafka_connection.py)."""
+
+
+class ModuleDocFragment:
+    DOCUMENTATION = r"""
+options:
+  bootstrap_servers:
+    description: Comma-separated host:port list of brokers.
+    type: str
+    required: true
+  zookeeper_connect:
+    description: ZooKeeper connect string with the cluster's chroot, e.g. C(zk1:2181,zk2:2181/kafka).
+    type: str
+    required: true
+  request_timeout:
+    description: Seconds to wait for each request.
+    type: int
+    default: 15
+  security_protocol:
+    description: Protocol used to talk to brokers.
+    type: str
+    default: PLAINTEXT
+    choices: [PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL]
+  sasl_mechanism: {description: SASL mechanism., type: str}
+  sasl_username: {description: SASL user., type: str}
+  sasl_password: {description: SASL password., type: str}
+  ssl_ca_location: {description: CA file for TLS., type: path}
+  ssl_certificate_location: {description: Client certificate for TLS., type: path}
+  ssl_key_location: {description: Client key for TLS., type: path}
+"""
+
+    WAIT = r"""
+options:
+  wait_timeout:
+    description:
+      - Seconds to keep checking until the condition holds, printing progress and an ETA between
+        checks; the task fails with the details when the time runs out. C(0) checks once.
+    type: int
+  poll_interval:
+    description: Seconds between checks while waiting.
+    type: int
+    default: 3
+"""

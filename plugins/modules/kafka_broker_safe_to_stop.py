@@ -1,0 +1,69 @@
+#!/usr/bin/python
+"""Ansible module: may a broker stop now without any partition falling below min.insync.replicas?"""
+
+DOCUMENTATION = r"""
+module: kafka_broker_safe_to_stop
+short_description: Decide whether a Kafka broker may stop without a partition falling below min ISR
+description:
+  - A broker may stop only if no partition whose ISR holds it has an ISR no larger than its
+    min.insync.replicas (the topic's own or the broker default).
+  - Partitions whose replication factor is not above min.insync.replicas are reported in
+    C(rf_not_above_min_isr) and a warning, but never block (they would block every stop forever).
+  - With I(wait_timeout), keeps checking until it is safe, printing the blocking partitions with an
+    ETA; fails at the timeout naming them. Read-only; runs in check mode.
+extends_documentation_fragment: [kafka_connection, kafka_connection.wait]
+options:
+  broker_id: {description: The broker that would stop., type: int, required: true}
+  wait_timeout: {description: Seconds to wait (see the fragment)., type: int, default: 0}
+author: Kafka ops toolkit
+"""
+
+EXAMPLES = r"""
+- name: Wait up to 10 minutes until broker 3 may stop
+  kafka_broker_safe_to_stop:
+    broker_id: 3
+    bootstrap_servers: kafka1:9092
+    zookeeper_connect: zk1:2181/kafka
+    wait_timeout: 600
+  delegate_to: localhost
+"""
+
+RETURN = r"""
+safe: {description: Whether the broker may stop now., returned: success, type: bool}
+blocking: {description: Partitions that would fall below min.insync.replicas., returned: success, type: list}
+rf_not_above_min_isr:
+  description: Partitions on the broker whose replication factor is not above min.insync.replicas.
+  returned: success
+  type: list
+"""
+
+from ansible.module_utils import kafka_state
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.kafka_connection import CONNECTION_ARGS, read_cluster_state, wait_args
+
+
+def main():
+    module = AnsibleModule(argument_spec=dict(CONNECTION_ARGS, broker_id=dict(type="int", required=True),
+                                              **wait_args(0)),
+                           supports_check_mode=True)
+    broker_id = module.params["broker_id"]
+    try:
+        check = kafka_state.stop_check(read_cluster_state(module.params), broker_id)
+    except Exception as exc:
+        module.fail_json(msg=f"cannot read the cluster state: {exc}")
+    low_rf = check["rf_not_above_min_isr"]
+    if low_rf:
+        module.warn(f"broker {broker_id}: these partitions fall below min.insync.replicas whenever any "
+                    f"replica stops (replication factor too low): {kafka_state.partition_names(low_rf)}")
+    blocking = check["blocking"]
+    module.exit_json(
+        changed=False, done=check["safe"], remaining=len(blocking), **check,
+        progress=(f"broker {broker_id} may not stop yet: {len(blocking)} partition(s) would fall below "
+                  f"min.insync.replicas: {kafka_state.partition_names(blocking)}"),
+        timeout_msg=(f"refusing to stop broker {broker_id}: {len(blocking)} partition(s) would fall below "
+                     f"min.insync.replicas: {kafka_state.partition_names(blocking)}. Their other replicas "
+                     "are out of sync: bring the brokers that are down or lagging back first."))
+
+
+if __name__ == "__main__":
+    main()

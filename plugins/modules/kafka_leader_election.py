@@ -1,0 +1,90 @@
+#!/usr/bin/python
+"""Ansible module: preferred leader election for all or given partitions."""
+
+DOCUMENTATION = r"""
+module: kafka_leader_election
+short_description: Move partition leadership back to each partition's preferred replica
+description:
+  - Plans an election for every partition (or those in I(partitions)) whose leader is not its
+    preferred (first) replica while that replica is in sync, runs it with the AdminClient, and reads
+    the leaders again. C(changed) is true only when a leader moved. Check mode shows the plan.
+extends_documentation_fragment: [kafka_connection]
+options:
+  partitions:
+    description: Partitions as C(topic-N) names; all partitions when omitted.
+    type: list
+    elements: str
+author: Kafka ops toolkit
+"""
+
+EXAMPLES = r"""
+- name: Give every partition its preferred leader back
+  kafka_leader_election:
+    bootstrap_servers: kafka1:9092
+    zookeeper_connect: zk1:2181/kafka
+  delegate_to: localhost
+"""
+
+RETURN = r"""
+plan: {description: Partitions an election was asked for., returned: always, type: list}
+moved: {description: Partitions whose leader changed., returned: when not in check mode, type: list}
+errors:
+  description: Partition name -> error for elections that failed.
+  returned: when not in check mode
+  type: dict
+not_preferred:
+  description: Partitions still not led by their preferred replica afterwards.
+  returned: always
+  type: list
+"""
+
+from ansible.module_utils import kafka_state
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.kafka_connection import CONNECTION_ARGS, admin_client, read_cluster_state
+
+
+def _leaders(state):
+    return {f"{p['topic']}-{p['partition']}": p["leader"] for p in state["partitions"]}
+
+
+def elect(params, plan):
+    """Run the election for the plan; return partition name -> error text for the ones that failed."""
+    from confluent_kafka import ElectionType, KafkaError, TopicPartition
+    targets = []
+    for name in plan:
+        topic, _, partition = name.rpartition("-")
+        targets.append(TopicPartition(topic, int(partition)))
+    results = admin_client(params).elect_leaders(ElectionType.PREFERRED, targets).result(
+        timeout=params["request_timeout"] * 2)
+    errors = {}
+    for tp, err in results.items():
+        if err is not None and err.args[0].code() != KafkaError.ELECTION_NOT_NEEDED:
+            errors[f"{tp.topic}-{tp.partition}"] = str(err)
+    return errors
+
+
+def main():
+    module = AnsibleModule(argument_spec=dict(CONNECTION_ARGS, partitions=dict(type="list", elements="str")),
+                           supports_check_mode=True)
+    try:
+        before = read_cluster_state(module.params)
+        plan = kafka_state.preferred_election_plan(before, module.params["partitions"])
+        if module.check_mode or not plan:
+            module.exit_json(changed=bool(plan), plan=plan,
+                             not_preferred=kafka_state.not_preferred_leader(before))
+        errors = elect(module.params, plan)
+        after = read_cluster_state(module.params)
+    except Exception as exc:
+        module.fail_json(msg=f"preferred leader election failed: {exc}")
+    old, new = _leaders(before), _leaders(after)
+    moved = [name for name in plan if new.get(name) != old[name]]
+    result = dict(changed=bool(moved), plan=plan, moved=moved, errors=errors,
+                  not_preferred=kafka_state.not_preferred_leader(after))
+    if errors:
+        module.fail_json(msg=f"preferred leader election failed for {len(errors)} partition(s): {errors}",
+                         **result)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

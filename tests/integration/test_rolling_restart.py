@@ -1,0 +1,64 @@
+"""playbooks/rolling_restart.yml on the lab: every broker restarted once under load with nothing
+lost and the controller last; a refusal when a stop would take partitions below min ISR; check mode
+touches nothing."""
+
+import json
+
+from lab_hosts import service_starts, ssh_run
+from traffic import AckedProducer, read_all
+
+
+def _controller(run_module, bootstrap_servers, zookeeper_connect):
+    info = run_module("kafka_cluster_info", bootstrap_servers=bootstrap_servers,
+                      zookeeper_connect=zookeeper_connect)
+    assert not info["failed"], info.get("msg")
+    return info["controller_id"]
+
+
+def test_check_mode_shows_the_plan_and_touches_nothing(run_playbook, brokers):
+    before = service_starts(brokers, "kafka")
+    proc = run_playbook("rolling_restart.yml", "--check")
+    assert proc.returncode == 0
+    assert "order now: " in proc.stdout and "safe-to-stop gate" in proc.stdout
+    assert service_starts(brokers, "kafka") == before
+
+
+def test_roll_under_load_restarts_each_broker_once_loses_nothing_controller_last(
+        run_playbook, run_module, brokers, bootstrap_servers, zookeeper_connect, topic, tmp_path):
+    controller = _controller(run_module, bootstrap_servers, zookeeper_connect)
+    before = service_starts(brokers, "kafka")
+    producer = AckedProducer(bootstrap_servers, topic, rate=500)
+    producer.start()
+    try:
+        proc = run_playbook("rolling_restart.yml", "-e", f"rolling_restart_report={tmp_path}/roll.json")
+    finally:
+        unreported = producer.stop()
+    assert proc.returncode == 0
+    assert unreported == 0 and producer.failed == []
+    assert len(producer.acked) > 1000
+    assert read_all(bootstrap_servers, topic, len(producer.acked)) == producer.acked
+
+    after = service_starts(brokers, "kafka")
+    assert all(after[name] != before[name] for name in before), "every broker's JVM was restarted"
+    report = json.loads((tmp_path / "roll.json").read_text())
+    assert sorted(report["order"]) == sorted(h.name for h in brokers)  # each exactly once
+    assert report["brokers"][-1]["broker_id"] == controller  # the controller at the start went last
+
+
+def test_roll_refuses_a_stop_that_would_leave_partitions_below_min_isr(
+        run_playbook, run_module, brokers, bootstrap_servers, zookeeper_connect, topic):
+    stopped, others = brokers[0], brokers[1:]
+    ssh_run(stopped, "systemctl stop kafka")
+    try:
+        before = service_starts(others, "kafka")
+        proc = run_playbook("rolling_restart.yml", "-e", json.dumps({
+            "rolling_restart_brokers": [h.name for h in others], "rolling_restart_stop_timeout": 10}))
+        assert proc.returncode != 0
+        assert "refusing to stop broker" in proc.stdout
+        assert f"{topic}[0-5]" in proc.stdout  # names the partitions that would fall below min ISR
+        assert service_starts(others, "kafka") == before, "no other broker was stopped"
+    finally:
+        ssh_run(stopped, "systemctl start kafka")
+        healthy = run_module("kafka_broker_wait_healthy", broker_id=1, wait_timeout=300,
+                             bootstrap_servers=bootstrap_servers, zookeeper_connect=zookeeper_connect)
+        assert not healthy["failed"], healthy.get("msg")

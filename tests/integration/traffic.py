@@ -1,0 +1,67 @@
+"""Client traffic for the integration tests: an idempotent acks=all producer that can write in the
+background while a playbook runs, and a reader that reads a topic back."""
+
+import threading
+import time
+
+from confluent_kafka import Consumer, KafkaException, Producer
+
+
+class AckedProducer:
+    """Writes numbered messages with acks=all and idempotence; remembers what was acknowledged and
+    which deliveries failed. start() writes in a thread at about `rate` messages/s until stop()."""
+
+    def __init__(self, bootstrap_servers, topic, rate=500):
+        self.topic, self.rate = topic, rate
+        self.producer = Producer({"bootstrap.servers": bootstrap_servers, "acks": "all",
+                                  "enable.idempotence": True, "linger.ms": 5,
+                                  "delivery.timeout.ms": 120_000})
+        self.acked, self.failed, self.sent = set(), [], 0
+        self._stop, self._thread = threading.Event(), None
+
+    def _on_delivery(self, err, msg):
+        if err is not None:
+            self.failed.append(str(err))
+        else:
+            self.acked.add(msg.value())
+
+    def send(self, count):
+        for _ in range(count):
+            self.producer.produce(self.topic, key=str(self.sent % 60).encode(),
+                                  value=f"message-{self.sent}".encode(), on_delivery=self._on_delivery)
+            self.sent += 1
+            self.producer.poll(0)
+
+    def _run(self):
+        batch = max(1, self.rate // 10)
+        while not self._stop.is_set():
+            self.send(batch)
+            time.sleep(0.1)
+
+    def start(self):
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def stop(self, flush_timeout=120):
+        """Stop writing and wait for every outstanding delivery report; returns messages never reported."""
+        if self._thread:
+            self._stop.set()
+            self._thread.join()
+        return self.producer.flush(flush_timeout)
+
+
+def read_all(bootstrap_servers, topic, expected, timeout=120):
+    """Every message value in the topic, read from the start until `expected` values were seen."""
+    consumer = Consumer({"bootstrap.servers": bootstrap_servers, "group.id": f"{topic}-reader",
+                         "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    consumer.subscribe([topic])
+    read, deadline = set(), time.monotonic() + timeout
+    try:
+        while len(read) < expected and time.monotonic() < deadline:
+            for msg in consumer.consume(num_messages=1000, timeout=1):
+                if msg.error():
+                    raise KafkaException(msg.error())
+                read.add(msg.value())
+    finally:
+        consumer.close()
+    return read
