@@ -54,8 +54,9 @@ def elect(params, plan):
     for name in plan:
         topic, _, partition = name.rpartition("-")
         targets.append(TopicPartition(topic, int(partition)))
-    results = admin_client(params).elect_leaders(ElectionType.PREFERRED, targets).result(
-        timeout=params["request_timeout"] * 2)
+    admin = admin_client(params)  # keep a reference: a collected client cancels its requests
+    future = admin.elect_leaders(ElectionType.PREFERRED, targets)
+    results = future.result(timeout=params["request_timeout"] * 2)
     errors = {}
     for tp, err in results.items():
         if err is not None and err.args[0].code() != KafkaError.ELECTION_NOT_NEEDED:

@@ -7,6 +7,7 @@ import time
 import uuid
 
 import pytest
+from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from lab import config
@@ -60,20 +61,31 @@ def run_module():
 
 
 @pytest.fixture
-def topic(bootstrap_servers):
-    """A fresh RF=3, 6-partition topic, usable (every partition has a leader) when the test starts."""
+def topic(brokers, bootstrap_servers):
+    """A fresh RF=3, 6-partition topic that every broker already knows with a leader per partition
+    (brokers learn new topics from the controller one by one)."""
     admin = AdminClient({"bootstrap.servers": bootstrap_servers})
     name = f"test-{uuid.uuid4().hex[:8]}"
     admin.create_topics([NewTopic(name, num_partitions=6, replication_factor=3)])[name].result(30)
+    per_broker = [AdminClient({"bootstrap.servers": f"{h.address}:{KAFKA_PORT}"}) for h in brokers]
     deadline = time.monotonic() + 30
-    while True:
-        partitions = admin.list_topics(name, timeout=10).topics[name].partitions
-        if len(partitions) == 6 and all(p.leader >= 0 for p in partitions.values()):
-            break
-        assert time.monotonic() < deadline, f"topic {name} has no leader for every partition after 30s"
-        time.sleep(0.5)
+    for broker_admin in per_broker:
+        while True:
+            partitions = broker_admin.list_topics(name, timeout=10).topics[name].partitions
+            if len(partitions) == 6 and all(p.leader >= 0 for p in partitions.values()):
+                break
+            assert time.monotonic() < deadline, f"topic {name} is not known with leaders after 30s"
+            time.sleep(0.5)
     yield name
-    admin.delete_topics([name])[name].result(30)
+    # A test may have just moved the controller: retry while the client learns where it went.
+    for attempt in range(10):
+        try:
+            admin.delete_topics([name])[name].result(30)
+            return
+        except KafkaException:
+            if attempt == 9:
+                raise
+            time.sleep(3)
 
 
 def _ansible_env():

@@ -14,6 +14,11 @@ def ssh_run(host, command):
 
 
 def service_starts(hosts, unit):
-    """Per host, the pid and start time of a unit's main process: any restart changes it."""
-    return {h.name: ssh_run(h, f"systemctl show -p ExecMainPID -p ExecMainStartTimestamp --value {unit}")
-            for h in hosts}
+    """Per host, (main pid, start time in the kernel's monotonic µs, shared by all lab hosts) of a unit:
+    any restart changes it, and later starts compare greater."""
+    starts = {}
+    for h in hosts:
+        show = f"systemctl show -p ExecMainPID -p ExecMainStartTimestampMonotonic --value {unit}"
+        pid, started = ssh_run(h, show).split()
+        starts[h.name] = (int(pid), int(started))
+    return starts

@@ -1,0 +1,35 @@
+"""A config change through site.yml restarts the brokers one at a time through the same gates as the
+rolling restart, while an acks=all producer writes without a failed delivery or a lost message."""
+
+import json
+
+from confluent_kafka.admin import AdminClient, ConfigResource
+from lab_hosts import service_starts
+from traffic import AckedProducer, read_all
+
+
+def _live(bootstrap_servers, broker_id, name):
+    resource = ConfigResource(ConfigResource.Type.BROKER, str(broker_id))
+    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    return admin.describe_configs([resource])[resource].result(30)[name].value
+
+
+def test_config_change_rolls_brokers_through_the_gates(run_playbook, brokers, bootstrap_servers, topic):
+    before = service_starts(brokers, "kafka")
+    producer = AckedProducer(bootstrap_servers, topic, rate=300)
+    producer.start()
+    try:
+        change = {"kafka_extra_properties": {"log.cleaner.threads": 2}}
+        proc = run_playbook("site.yml", "-e", json.dumps(change))
+    finally:
+        unreported = producer.stop()
+    try:
+        assert proc.returncode == 0
+        assert proc.stdout.count("Gate: wait until it may stop without a partition below min ISR") == 3
+        after = service_starts(brokers, "kafka")
+        assert all(after[name] != before[name] for name in before)
+        assert [_live(bootstrap_servers, b, "log.cleaner.threads") for b in (1, 2, 3)] == ["2", "2", "2"]
+        assert unreported == 0 and producer.failed == []
+        assert read_all(bootstrap_servers, topic, len(producer.acked)) == producer.acked
+    finally:
+        assert run_playbook("site.yml").returncode == 0  # back to the configuration the other tests expect
