@@ -7,7 +7,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
 .PHONY: setup host-packages venv kafka-archive lab-up lab-down lab-status deploy demo test lint unit molecule \
-	bench bench-deploy
+	bench bench-deploy bench-roll
 
 setup: host-packages venv kafka-archive
 
@@ -55,7 +55,10 @@ molecule: setup
 test: lint unit molecule
 
 # Benchmarks print their figures; each says what it measures in its docstring.
-bench: bench-deploy
+bench: bench-deploy bench-roll
 
 bench-deploy: setup
 	python bench/lab_deploy.py
+
+bench-roll: setup
+	python bench/rolling_restart.py

@@ -77,10 +77,11 @@ def topic(brokers, bootstrap_servers):
             assert time.monotonic() < deadline, f"topic {name} is not known with leaders after 30s"
             time.sleep(0.5)
     yield name
-    # A test may have just moved the controller: retry while the client learns where it went.
+    # A test may have moved the controller: a fresh client asks the new one; retry while it moves.
     for attempt in range(10):
         try:
-            admin.delete_topics([name])[name].result(30)
+            fresh = AdminClient({"bootstrap.servers": bootstrap_servers})  # referenced until the result
+            fresh.delete_topics([name])[name].result(30)
             return
         except KafkaException:
             if attempt == 9:

@@ -4,7 +4,8 @@ keeps every message written with acks=all."""
 import zookeeper_state
 from confluent_kafka.admin import AdminClient, ConfigResource
 from kazoo.client import KazooClient
-from traffic import AckedProducer, read_all
+
+from lab.traffic import AckedProducer, read_all
 
 MESSAGES = 10_000
 

@@ -5,7 +5,8 @@ touches nothing."""
 import json
 
 from lab_hosts import service_starts, ssh_run
-from traffic import AckedProducer, read_all
+
+from lab.traffic import AckedProducer, read_all
 
 
 def _controller(run_module, bootstrap_servers, zookeeper_connect):

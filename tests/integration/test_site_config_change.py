@@ -5,7 +5,8 @@ import json
 
 from confluent_kafka.admin import AdminClient, ConfigResource
 from lab_hosts import service_starts
-from traffic import AckedProducer, read_all
+
+from lab.traffic import AckedProducer, read_all
 
 
 def _live(bootstrap_servers, broker_id, name):

@@ -1,5 +1,5 @@
-"""Client traffic for the integration tests: an idempotent acks=all producer that can write in the
-background while a playbook runs, and a reader that reads a topic back."""
+"""Client traffic against the lab cluster, for tests and benchmarks: an idempotent acks=all producer that
+can write in the background while a playbook runs, and a reader that reads a topic back."""
 
 import threading
 import time
