@@ -1,0 +1,138 @@
+"""The modules' own logic, with the cluster faked at read_cluster_state / the AdminClient / the
+four-letter words (their integration tests run them against the lab)."""
+
+import importlib.util
+import io
+import json
+import sys
+from contextlib import redirect_stdout
+
+import kafka_connection
+import kafka_state
+import pytest
+import zookeeper_state
+from ansible.module_utils import basic
+
+from lab.config import REPO
+
+# The modules import these as ansible.module_utils.*, as Ansible ships them.
+for _name, _module in (("kafka_connection", kafka_connection), ("kafka_state", kafka_state),
+                       ("zookeeper_state", zookeeper_state)):
+    sys.modules[f"ansible.module_utils.{_name}"] = _module
+
+CONN = {"bootstrap_servers": "k1:9092", "zookeeper_connect": "zk1:2181/kafka"}
+
+
+def _state(partitions, brokers=(1, 2, 3), controller=1):
+    return {"cluster_id": "c1", "controller_id": controller, "brokers": {b: {} for b in brokers},
+            "min_insync": {"t": 2},
+            "partitions": [{"topic": "t", "partition": n, "leader": lead, "replicas": reps, "isr": isr}
+                           for n, (lead, reps, isr) in enumerate(partitions)]}
+
+
+def _set_args(monkeypatch, args):
+    monkeypatch.setattr(basic, "_ANSIBLE_ARGS", json.dumps({"ANSIBLE_MODULE_ARGS": args}).encode())
+    monkeypatch.setattr(basic, "_ANSIBLE_PROFILE", "legacy")
+
+
+def run_module(name, args, monkeypatch, state=None, check_mode=False, **fakes):
+    """Run plugins/modules/<name>.py's main() with args (and its functions named in fakes replaced);
+    returns its JSON result."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "plugins" / "modules" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for attribute, fake in fakes.items():
+        monkeypatch.setattr(module, attribute, fake)
+    if state is not None:
+        fake = state if callable(state) else (lambda: state)
+        monkeypatch.setattr(module, "read_cluster_state", lambda params: fake())
+    _set_args(monkeypatch, dict(args, _ansible_check_mode=check_mode))
+    out = io.StringIO()
+    with redirect_stdout(out), pytest.raises(SystemExit):
+        module.main()
+    return json.loads(out.getvalue())
+
+
+def test_cluster_info_orders_restarts_and_counts(monkeypatch):
+    state = _state([(1, [1, 2, 3], [1, 2, 3]), (2, [2, 3, 1], [2, 3])], controller=2)
+    result = run_module("kafka_cluster_info", dict(CONN, restart_candidates=[1, 2, 3]), monkeypatch, state)
+    assert result["restart_order"] == [1, 3, 2]  # broker 1 lags in t-1, the controller goes last
+    assert result["summary"]["under_replicated"] == 1 and result["under_replicated"] == ["t-1"]
+
+
+def test_cluster_info_failure_says_what_to_check(monkeypatch):
+    def unreachable():
+        raise RuntimeError("Connection time-out")
+    result = run_module("kafka_cluster_info", CONN, monkeypatch, unreachable)
+    assert result["failed"] is True
+    assert result["msg"].startswith("cannot read the cluster state from k1:9092 / zk1:2181/kafka: Connection")
+
+
+def test_safe_to_stop_names_the_blocking_partitions(monkeypatch):
+    state = _state([(1, [1, 2, 3], [1, 2]), (2, [2, 3, 1], [2, 3, 1])])
+    result = run_module("kafka_broker_safe_to_stop", dict(CONN, broker_id=2), monkeypatch, state)
+    assert result["safe"] is False and result["done"] is False and result["blocking"] == ["t-0"]
+    assert result["remaining"] == 1
+    assert result["timeout_msg"].startswith("refusing to stop broker 2: 1 partition(s) would fall below "
+                                            "min.insync.replicas: t[0].")
+
+
+def test_safe_to_stop_warns_about_a_replication_factor_not_above_min_isr(monkeypatch):
+    state = _state([(1, [1, 2], [1, 2])])
+    result = run_module("kafka_broker_safe_to_stop", dict(CONN, broker_id=1), monkeypatch, state)
+    assert result["safe"] is True and result["rf_not_above_min_isr"] == ["t-0"]
+    assert "(replication factor too low): t[0]" in json.dumps(result["warnings"])
+
+
+def test_wait_healthy_reports_lagging_partitions(monkeypatch):
+    state = _state([(1, [1, 2, 3], [1, 3]), (3, [3, 2, 1], [3, 1]), (1, [1, 3, 2], [1, 3, 2])])
+    result = run_module("kafka_broker_wait_healthy", dict(CONN, broker_id=2), monkeypatch, state)
+    assert result["done"] is False and result["lagging"] == ["t-0", "t-1"] and result["remaining"] == 2
+    assert result["progress"] == "broker 2: 2 partition(s) still catching up: t[0-1]"
+
+
+def test_wait_healthy_of_an_unregistered_broker_has_no_eta(monkeypatch):
+    result = run_module("kafka_broker_wait_healthy", dict(CONN, broker_id=2), monkeypatch,
+                        _state([], brokers=(1, 3)))
+    assert result["registered"] is False and result["remaining"] is None
+    assert "did not register in ZooKeeper" in result["timeout_msg"]
+
+
+def _no_election(params, plan):
+    raise AssertionError("check mode must not elect")
+
+
+def test_leader_election_check_mode_plans_and_changes_nothing(monkeypatch):
+    state = _state([(2, [1, 2, 3], [1, 2, 3]), (2, [2, 3, 1], [2, 3, 1]), (3, [1, 2, 3], [3, 2])])
+    result = run_module("kafka_leader_election", CONN, monkeypatch, state, check_mode=True,
+                        elect=_no_election)
+    # t-2's preferred replica (1) is out of sync: no election can move its leader there
+    assert (result["changed"], result["plan"], result["not_preferred"]) == (True, ["t-0"], ["t-0", "t-2"])
+
+
+def test_leader_election_reports_moved_leaders(monkeypatch):
+    states = iter([_state([(2, [1, 2, 3], [1, 2, 3])]), _state([(1, [1, 2, 3], [1, 2, 3])])])
+    elected = []
+
+    def fake_elect(params, plan):
+        elected.extend(plan)
+        return {}
+    result = run_module("kafka_leader_election", CONN, monkeypatch, lambda: next(states), elect=fake_elect)
+    assert elected == ["t-0"]
+    assert (result["changed"], result["moved"], result["not_preferred"]) == (True, ["t-0"], [])
+
+
+def test_leader_election_with_nothing_to_move_is_unchanged(monkeypatch):
+    state = _state([(1, [1, 2, 3], [1, 2, 3])])
+    result = run_module("kafka_leader_election", CONN, monkeypatch, state, elect=_no_election)
+    assert result["changed"] is False and result["plan"] == []
+
+
+def test_zookeeper_ensemble_info_without_quorum(monkeypatch):
+    answers = {"10.0.0.1": "Zxid: 0x5\nMode: follower\nNode count: 4\n", "10.0.0.2": None,
+               "10.0.0.3": "This ZooKeeper instance is not currently serving requests\n"}
+    monkeypatch.setattr(zookeeper_state, "four_letter_word", lambda host, port, timeout: answers[host])
+    members = {"zk1": "10.0.0.1:2181", "zk2": "10.0.0.2:2181", "zk3": "10.0.0.3:2181"}
+    result = run_module("zookeeper_ensemble_info", {"members": members}, monkeypatch)
+    assert result["has_leader"] is False and result["done"] is False and result["remaining"] == 2
+    assert result["progress"] == "ensemble: no leader; not serving: zk2, zk3"
