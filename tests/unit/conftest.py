@@ -1,0 +1,28 @@
+"""Fixtures shared by the unit tests."""
+
+import sys
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def spark_session():
+    """One small local SparkSession for the whole run, started only when a test asks for it."""
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder
+               .master("local[1]")
+               .appName("kafka-ops-unit-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.sql.shuffle.partitions", "1")
+               .config("spark.default.parallelism", "1")
+               .config("spark.driver.memory", "512m")
+               .config("spark.driver.host", "127.0.0.1")
+               .config("spark.driver.bindAddress", "127.0.0.1")
+               .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.pyspark.python", sys.executable)
+               .config("spark.log.level", "ERROR")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
