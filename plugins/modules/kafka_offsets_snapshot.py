@@ -1,0 +1,96 @@
+#!/usr/bin/python
+"""Ansible module: write an offset snapshot of the cluster (the recovery validator's input)."""
+
+DOCUMENTATION = r"""
+module: kafka_offsets_snapshot
+short_description: Snapshot every partition's offsets and replicas and every group's committed offsets
+description:
+  - Writes, on the host it runs on (the controller), a folder C(<snapshot_dir>/<cluster id>/<UTC time>/)
+    with C(cluster.json), C(partitions.jsonl) (log start offset, high watermark, leader, replicas, ISR of
+    every partition) and C(group_offsets.jsonl) (committed offsets of every consumer group), in the
+    format spark/README.md describes.
+  - Check mode reads the cluster and reports the folder it would write, writing nothing.
+extends_documentation_fragment: [kafka_connection]
+options:
+  snapshot_dir: {description: Folder under which snapshots are written., type: path, required: true}
+author: Kafka ops toolkit
+"""
+
+EXAMPLES = r"""
+- name: Snapshot the offsets before maintenance
+  kafka_offsets_snapshot:
+    snapshot_dir: /var/tmp/kafka-snapshots
+    bootstrap_servers: kafka1:9092
+    zookeeper_connect: zk1:2181/kafka
+  delegate_to: localhost
+"""
+
+RETURN = r"""
+path: {description: The snapshot folder., returned: always, type: str}
+partitions: {description: Partitions recorded., returned: always, type: int}
+group_offsets: {description: Committed group offsets recorded., returned: always, type: int}
+"""
+
+import datetime
+import json
+import os
+
+from ansible.module_utils import kafka_snapshot
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.kafka_connection import CONNECTION_ARGS, admin_client, read_cluster_state
+
+
+def read_offsets(admin, partitions, timeout):
+    """(log start offsets, high watermarks), each {(topic, partition): offset}."""
+    from confluent_kafka import TopicPartition
+    from confluent_kafka.admin import OffsetSpec
+    result = []
+    for spec in (OffsetSpec.earliest(), OffsetSpec.latest()):
+        request = {TopicPartition(p["topic"], p["partition"]): spec for p in partitions}
+        answers = admin.list_offsets(request, request_timeout=timeout) if request else {}
+        result.append({(tp.topic, tp.partition): f.result(timeout).offset for tp, f in answers.items()})
+    return result
+
+
+def read_committed(admin, timeout):
+    """{group: {(topic, partition): committed offset}} for every consumer group."""
+    from confluent_kafka import ConsumerGroupTopicPartitions
+    groups = [g.group_id for g in admin.list_consumer_groups(request_timeout=timeout).result(timeout).valid]
+    committed = {}
+    for group in groups:  # the client asks one group per request
+        future = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])[group]
+        answer = future.result(timeout)
+        committed[group] = {(tp.topic, tp.partition): tp.offset for tp in answer.topic_partitions}
+    return committed
+
+
+def main():
+    module = AnsibleModule(argument_spec=dict(CONNECTION_ARGS, snapshot_dir=dict(type="path", required=True)),
+                           supports_check_mode=True)
+    timeout = module.params["request_timeout"]
+    taken_at = datetime.datetime.now(datetime.timezone.utc)
+    try:
+        state = read_cluster_state(module.params)
+        admin = admin_client(module.params)
+        log_starts, high_watermarks = read_offsets(admin, state["partitions"], timeout)
+        partitions = kafka_snapshot.partition_rows(state["partitions"], log_starts, high_watermarks)
+        groups = kafka_snapshot.group_rows(read_committed(admin, timeout))
+    except Exception as exc:
+        module.fail_json(msg=f"cannot read the cluster's offsets: {exc}")
+    name = kafka_snapshot.snapshot_path(state["cluster_id"], taken_at)
+    path = os.path.join(module.params["snapshot_dir"], name)
+    if not module.check_mode:
+        os.makedirs(path)
+        cluster = kafka_snapshot.cluster_document(state, taken_at)
+        files = {"cluster.json": json.dumps(cluster, indent=2) + "\n",
+                 "partitions.jsonl": kafka_snapshot.jsonl(partitions),
+                 "group_offsets.jsonl": kafka_snapshot.jsonl(groups)}
+        for name, text in files.items():
+            with open(os.path.join(path, name), "w") as handle:
+                handle.write(text)
+    module.exit_json(changed=not module.check_mode, path=path, partitions=len(partitions),
+                     group_offsets=len(groups))
+
+
+if __name__ == "__main__":
+    main()
