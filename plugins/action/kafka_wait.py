@@ -15,8 +15,10 @@ from ansible.utils.display import Display
 display = Display()
 
 
-def eta_text(samples, now):
-    """ETA from the first and last (time, remaining) samples, or '' when nothing moved yet."""
+def eta_text(samples):
+    """ETA from the first and last (seconds, remaining) samples, or '' when nothing moved yet."""
+    if not samples:
+        return ""
     (t0, r0), (t1, r1) = samples[0], samples[-1]
     if r1 is None or r0 is None or r1 >= r0 or t1 <= t0:
         return ""
@@ -52,8 +54,7 @@ class ActionModule(ActionBase):
             if not result.get("failed"):
                 samples.append((waited, result.get("remaining")))
             if line != last_line or int(waited) % 30 < poll_interval:
-                display.display(f"  [{name}] {line} (waited {waited:.0f}s"
-                                f"{eta_text(samples, waited) if samples else ''})")
+                display.display(f"  [{name}] {line} (waited {waited:.0f}s{eta_text(samples)})")
                 last_line = line
             if waited >= wait_timeout:
                 break
