@@ -38,6 +38,8 @@ not_preferred:
   type: list
 """
 
+import time
+
 from ansible.module_utils import kafka_state
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.kafka_connection import CONNECTION_ARGS, admin_client, read_cluster_state
@@ -64,6 +66,18 @@ def elect(params, plan):
     return errors
 
 
+def read_after_election(params, elected):
+    """The state once the brokers' metadata shows the elected partitions led by their preferred replica
+    (it lags the controller briefly), or as it is after request_timeout seconds."""
+    deadline = time.monotonic() + params["request_timeout"]
+    while True:
+        state = read_cluster_state(params)
+        pending = set(elected) & set(kafka_state.not_preferred_leader(state))
+        if not pending or time.monotonic() > deadline:
+            return state
+        time.sleep(0.5)
+
+
 def main():
     module = AnsibleModule(argument_spec=dict(CONNECTION_ARGS, partitions=dict(type="list", elements="str")),
                            supports_check_mode=True)
@@ -74,7 +88,7 @@ def main():
             module.exit_json(changed=bool(plan), plan=plan,
                              not_preferred=kafka_state.not_preferred_leader(before))
         errors = elect(module.params, plan)
-        after = read_cluster_state(module.params)
+        after = read_after_election(module.params, [name for name in plan if name not in errors])
     except Exception as exc:
         module.fail_json(msg=f"preferred leader election failed: {exc}")
     old, new = _leaders(before), _leaders(after)
