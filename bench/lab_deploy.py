@@ -36,12 +36,10 @@ def changed_total(recap):
 
 def _children():
     tree = {}
-    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        tree.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    for proc in pathlib.Path("/proc").glob("[0-9]*"):
+        parent = machines.parent_of(proc.name)
+        if parent is not None:
+            tree.setdefault(parent, []).append(int(proc.name))
     return tree
 
 

@@ -42,7 +42,8 @@ def _init_pid_file(host):
     return run_dir(host) / "init.pid"
 
 
-def _parent_of(value):
+def parent_of(value):
+    """The parent pid of a process, or None when it is gone."""
     try:
         return int(pathlib.Path(f"/proc/{value}/stat").read_text().rsplit(")", 1)[1].split()[1])
     except (OSError, IndexError, ValueError):
@@ -54,7 +55,7 @@ def remember_init(host):
     namespace, and killing it is what ends every process of the host."""
     nspawn = pid(host)
     for proc in pathlib.Path("/proc").glob("[0-9]*"):
-        if nspawn is not None and _parent_of(proc.name) == nspawn:
+        if nspawn is not None and parent_of(proc.name) == nspawn:
             _init_pid_file(host).write_text(proc.name)
             return
 

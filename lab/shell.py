@@ -7,10 +7,10 @@ class LabError(Exception):
     """A lab step failed; the message says which and why."""
 
 
-def run(*cmd, check=True, capture=True, input_text=None):
-    proc = subprocess.run(cmd, capture_output=capture, text=True, input=input_text)
+def run(*cmd, check=True):
+    proc = subprocess.run(cmd, capture_output=True, text=True)
     if check and proc.returncode != 0:
-        detail = (proc.stderr or proc.stdout or "").strip() if capture else ""
+        detail = (proc.stderr or proc.stdout or "").strip()
         raise LabError(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{detail}")
     return proc
 
