@@ -46,7 +46,7 @@ lint: setup
 	ruff check .
 
 unit: setup
-	pytest -q tests/unit
+	pytest -q tests/unit --junitxml=.cache/test-results/unit.xml
 
 # The default scenario boots a fresh lab, deploys, checks idempotence and verifies, then takes it down.
 molecule: setup
