@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds kafka_<scala>-<version>.tgz with the official archive's layout (kafka_<scala>-<version>/libs/*.jar)
 # from the jars on Maven Central, and writes its sha256 next to it. Skips the work when the archive
-# for this pom already exists.
+# for this pom already exists. Also unpacks it to OUT_DIR/current: the controller runs Kafka's own tools
+# from there (kafka_tools_home in the lab inventory).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out_dir=${1:?usage: build_kafka_archive.sh OUT_DIR}
@@ -11,8 +12,16 @@ name="kafka_${scala}-${version}"
 archive="$out_dir/$name.tgz"
 pom_sum=$(sha256sum "$here/pom.xml" | cut -d' ' -f1)
 
+unpack_tools() {
+  if [[ ! -d "$out_dir/$name/libs" ]]; then
+    tar -xzf "$archive" -C "$out_dir"
+  fi
+  ln -sfn "$name" "$out_dir/current"
+}
+
 if [[ -f "$archive" && -f "$archive.sha256" && "$(cat "$archive.pom-sha256" 2>/dev/null)" == "$pom_sum" ]]; then
   echo "kafka archive up to date: $archive"
+  unpack_tools
   exit 0
 fi
 
@@ -30,4 +39,6 @@ tar --sort=name --owner=0 --group=0 --numeric-owner --mtime='2000-01-01 00:00Z' 
 mv "$archive.tmp" "$archive"
 sha256sum "$archive" | cut -d' ' -f1 > "$archive.sha256"
 echo "$pom_sum" > "$archive.pom-sha256"
+rm -rf "${out_dir:?}/$name"
+unpack_tools
 echo "built $archive ($(ls "$work/$name/libs" | wc -l) jars, sha256 $(cat "$archive.sha256"))"

@@ -1,4 +1,5 @@
-"""`python -m lab up|down|status`."""
+"""`python -m lab up|down|status`, and `python -m lab poweroff HOST` (a host's power cut; `up` boots it
+again)."""
 
 import argparse
 import shutil
@@ -54,13 +55,31 @@ def status(hosts):
               f"{'running' if running else 'stopped':<8} {state}")
 
 
+def poweroff(hosts, name):
+    machines.power_off(_host(hosts, name))
+    print(f"{name} is powered off (`python -m lab up` boots it again)")
+
+
+def _host(hosts, name):
+    for host in hosts:
+        if host.name == name:
+            return host
+    raise LabError(f"no lab host {name!r}; hosts: {', '.join(h.name for h in hosts)}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m lab", description=__doc__)
-    parser.add_argument("command", choices=["up", "down", "status"])
+    parser.add_argument("command", choices=["up", "down", "status", "poweroff"])
+    parser.add_argument("host", nargs="?", help="the host, for poweroff")
     args = parser.parse_args(argv)
     hosts = config.load_hosts()
     try:
-        {"up": up, "down": down, "status": status}[args.command](hosts)
+        if args.command == "poweroff":
+            if not args.host:
+                parser.error("poweroff needs a HOST")
+            poweroff(hosts, args.host)
+        else:
+            {"up": up, "down": down, "status": status}[args.command](hosts)
     except LabError as exc:
         print(f"lab {args.command} failed: {exc}", file=sys.stderr)
         return 1

@@ -106,6 +106,22 @@ def stop(hosts, timeout=20):
     return sorted(running)
 
 
+def power_off(host, timeout=20):
+    """Cut a host's power: SIGKILL its init, so every process in it dies at once and nothing shuts down
+    cleanly (a broker deregisters only when its ZooKeeper session expires). `lab up` boots it again."""
+    init = _live_init(host)
+    if init is None:
+        raise LabError(f"{host.name} is not running")
+    os.kill(init, signal.SIGKILL)
+    deadline = time.monotonic() + timeout
+    while pid(host) is not None:
+        if time.monotonic() > deadline:
+            raise LabError(f"{host.name}: systemd-nspawn did not exit {timeout}s after its init was killed")
+        time.sleep(0.2)
+    _pid_file(host).unlink(missing_ok=True)
+    _init_pid_file(host).unlink(missing_ok=True)
+
+
 def ssh(host, timeout=5):
     """A paramiko client logged in as root with the lab key."""
     client = paramiko.SSHClient()

@@ -1,6 +1,7 @@
 """Client traffic against the lab cluster, for tests and benchmarks: an idempotent acks=all producer that
 can write in the background while a playbook runs, and a reader that reads a topic back."""
 
+import os
 import threading
 import time
 
@@ -48,6 +49,26 @@ class AckedProducer:
             self._stop.set()
             self._thread.join()
         return self.producer.flush(flush_timeout)
+
+
+def fill(bootstrap_servers, topic, total_bytes, value_size=64 * 1024):
+    """Write about total_bytes of incompressible values with acks=all (data for a rebuild to copy), each
+    value distinct; returns how many were acknowledged."""
+    producer = Producer({"bootstrap.servers": bootstrap_servers, "acks": "all", "enable.idempotence": True,
+                         "linger.ms": 20, "batch.size": 1_000_000, "compression.type": "none"})
+    acked = []
+    payload = os.urandom(value_size - 8)
+    for n in range(total_bytes // value_size):
+        while True:
+            try:
+                producer.produce(topic, key=str(n).encode(), value=n.to_bytes(8, "big") + payload,
+                                 on_delivery=lambda err, msg: acked.append(err is None))
+                break
+            except BufferError:  # the local queue is full: let deliveries drain
+                producer.poll(0.1)
+        producer.poll(0)
+    producer.flush(300)
+    return sum(acked)
 
 
 def read_all(bootstrap_servers, topic, expected, timeout=120):

@@ -86,17 +86,34 @@ def read_partitions(admin, timeout):
     return partitions
 
 
-def read_min_insync(admin, topics, timeout):
-    """min.insync.replicas of each topic (its own setting or the broker default it inherits)."""
-    from confluent_kafka.admin import ConfigResource
-    if not topics:
-        return {}
-    resources = [ConfigResource(ConfigResource.Type.TOPIC, t) for t in topics]
+def _describe_each(admin, resources, timeout):
+    """{resource name: {config name: ConfigEntry}}, one request per broker resource as the client needs."""
+    from confluent_kafka.admin import ResourceType
+    batches = [[r] for r in resources if r.restype == ResourceType.BROKER]
+    batches.append([r for r in resources if r.restype != ResourceType.BROKER])
     result = {}
-    for resource, future in admin.describe_configs(resources, request_timeout=timeout).items():
-        entries = future.result(timeout=timeout)
-        result[resource.name] = int(entries["min.insync.replicas"].value)
+    for batch in filter(None, batches):
+        for resource, future in admin.describe_configs(batch, request_timeout=timeout).items():
+            result[(resource.restype, resource.name)] = future.result(timeout=timeout)
     return result
+
+
+def read_settings(admin, topics, brokers, timeout):
+    """min.insync.replicas of each topic (its own or the broker default it inherits), and where unclean
+    leader election is on: 'topic T' / 'broker B' for each topic and live broker that has it."""
+    from confluent_kafka.admin import ConfigResource, ResourceType
+    resources = [ConfigResource(ResourceType.TOPIC, t) for t in topics]
+    resources += [ConfigResource(ResourceType.BROKER, str(b)) for b in brokers]
+    unclean, min_insync = [], {}
+    for (restype, name), entries in sorted(_describe_each(admin, resources, timeout).items(),
+                                           key=lambda item: (item[0][0].value, item[0][1])):
+        kind = "topic" if restype == ResourceType.TOPIC else "broker"
+        entry = entries.get("unclean.leader.election.enable")
+        if entry is not None and entry.value == "true":
+            unclean.append(f"{kind} {name}")
+        if kind == "topic":
+            min_insync[name] = int(entries["min.insync.replicas"].value)
+    return min_insync, unclean
 
 
 def read_cluster_state(params):
@@ -110,8 +127,8 @@ def read_cluster_state(params):
     admin = admin_client(params)
     timeout = params["request_timeout"]
     state["partitions"] = read_partitions(admin, timeout)
-    state["min_insync"] = read_min_insync(admin, sorted({p["topic"] for p in state["partitions"]}),
-                                          timeout)
+    state["min_insync"], state["unclean_election"] = read_settings(
+        admin, sorted({p["topic"] for p in state["partitions"]}), sorted(state["brokers"]), timeout)
     return state
 
 

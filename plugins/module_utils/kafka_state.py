@@ -52,6 +52,13 @@ def summary(state):
     }
 
 
+def only_in_sync_replica(state, broker_id):
+    """Partitions of broker_id with no other live broker in their ISR: their data exists, as far as
+    Kafka knows, only on broker_id (offline if it is down). Wiping or replacing it loses that data."""
+    return [_name(p) for p in state["partitions"] if broker_id in p["replicas"]
+            and not any(r != broker_id and r in state["brokers"] for r in p["isr"])]
+
+
 def stop_check(state, broker_id):
     """Whether broker_id may stop now without any partition falling below min.insync.replicas.
 
@@ -69,7 +76,8 @@ def stop_check(state, broker_id):
             rf_too_low.append(_name(p))
         elif len(p["isr"]) <= min_isr:
             blocking.append(_name(p))
-    return {"safe": not blocking, "blocking": blocking, "rf_not_above_min_isr": rf_too_low}
+    return {"safe": not blocking, "blocking": blocking, "rf_not_above_min_isr": rf_too_low,
+            "only_in_sync_replica": only_in_sync_replica(state, broker_id)}
 
 
 def next_to_restart(state, remaining, restart_first=()):

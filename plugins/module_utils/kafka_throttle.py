@@ -87,3 +87,16 @@ def plan_removal(added, topic_configs, broker_configs):
 
 def is_empty(plan):
     return not plan.get("topics") and not plan.get("brokers") and not plan.get("delete")
+
+
+def describe(plan):
+    """One line for people: which rates on which brokers, how many topics' replica lists."""
+    by_rate = {}
+    for broker, names in sorted(plan.get("brokers", {}).items(), key=lambda item: int(item[0])):
+        for name in names:
+            by_rate.setdefault(name.split(".")[0], []).append(str(broker))
+    rates = [f"{kind} rate on broker(s) {','.join(brokers)}" for kind, brokers in sorted(by_rate.items())]
+    topics = set(plan.get("topics", {})) | set(plan.get("delete", {}))
+    if not rates and not topics:
+        return "nothing"
+    return "; ".join(rates + [f"throttled replicas on {len(topics)} topic(s)"])

@@ -35,6 +35,12 @@ rf_not_above_min_isr:
   description: Partitions on the broker whose replication factor is not above min.insync.replicas.
   returned: success
   type: list
+only_in_sync_replica:
+  description:
+    - Partitions of the broker with no other live broker in their ISR (offline while it is down); wiping
+      or replacing the broker would lose them. Reported; does not change I(safe).
+  returned: success
+  type: list
 """
 
 from ansible.module_utils import kafka_state

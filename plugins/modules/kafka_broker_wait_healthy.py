@@ -13,6 +13,11 @@ extends_documentation_fragment: [kafka_connection, kafka_connection.wait]
 options:
   broker_id: {description: The broker to check., type: int, required: true}
   wait_timeout: {description: Seconds to wait (see the fragment)., type: int, default: 600}
+  kafka_tools_home:
+    description:
+      - A Kafka distribution (with C(libs/)) on the machine running the module. When given, progress and
+        ETA count the bytes the broker still has to copy (Kafka's LogDirsCommand), not only partitions.
+    type: path
 author: Kafka ops toolkit
 """
 
@@ -30,21 +35,37 @@ RETURN = r"""
 done: {description: Whether the broker is registered and in every ISR., returned: success, type: bool}
 registered: {description: Whether the broker is registered in ZooKeeper., returned: success, type: bool}
 lagging: {description: Partitions the broker hosts whose ISR it is not in., returned: success, type: list}
+bytes_missing:
+  description: Bytes its replicas still lack against the largest other replica (with I(kafka_tools_home)).
+  returned: when kafka_tools_home is given
+  type: int
 waited: {description: Seconds waited., returned: when wait_timeout > 0, type: float}
 """
 
-from ansible.module_utils import kafka_state
+from ansible.module_utils import kafka_state, kafka_tools
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.kafka_connection import CONNECTION_ARGS, read_cluster_state, wait_args
 
 
+def copy_progress(params, state):
+    """(bytes still missing, text) from the replica sizes, or (None, '') without kafka_tools_home."""
+    if not params["kafka_tools_home"]:
+        return None, ""
+    sizes = kafka_tools.read_log_dir_sizes(params["kafka_tools_home"], params["bootstrap_servers"],
+                                           sorted(state["brokers"]), params["request_timeout"])
+    total, missing = kafka_tools.bytes_to_copy(state["partitions"], sizes, params["broker_id"])
+    return missing, f"; {kafka_tools.human_bytes(missing)} of {kafka_tools.human_bytes(total)} still to copy"
+
+
 def main():
     module = AnsibleModule(argument_spec=dict(CONNECTION_ARGS, broker_id=dict(type="int", required=True),
-                                              **wait_args(600)),
+                                              kafka_tools_home=dict(type="path"), **wait_args(600)),
                            supports_check_mode=True)
     broker_id = module.params["broker_id"]
     try:
-        health = kafka_state.broker_health(read_cluster_state(module.params), broker_id)
+        state = read_cluster_state(module.params)
+        health = kafka_state.broker_health(state, broker_id)
+        missing, copy_text = copy_progress(module.params, state) if not health["healthy"] else (0, "")
     except Exception as exc:  # the cluster can be briefly unreachable while a broker restarts
         module.fail_json(msg=f"cannot read the cluster state: {exc}")
     lagging = health["lagging"]
@@ -57,9 +78,11 @@ def main():
                     f"{kafka_state.partition_names(lagging)}")
         timeout_msg = (f"broker {broker_id} is still out of the ISR of {len(lagging)} partition(s): "
                        f"{kafka_state.partition_names(lagging)}")
+    # The ETA follows the bytes when they are known, else the partitions.
+    remaining = missing if missing is not None else len(lagging) if health["registered"] else None
+    result = dict(bytes_missing=missing) if missing is not None else {}
     module.exit_json(changed=False, done=health["healthy"], registered=health["registered"], lagging=lagging,
-                     remaining=len(lagging) if health["registered"] else None, progress=progress,
-                     timeout_msg=timeout_msg)
+                     remaining=remaining, progress=progress + copy_text, timeout_msg=timeout_msg, **result)
 
 
 if __name__ == "__main__":

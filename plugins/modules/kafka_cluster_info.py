@@ -59,6 +59,10 @@ under_min_isr:
   returned: always
   type: list
 offline: {description: Partitions without a live leader., returned: always, type: list}
+unclean_leader_election:
+  description: Where unclean.leader.election.enable is true, as C(topic T) / C(broker B) (live brokers).
+  returned: always
+  type: list
 restart_order:
   description: I(restart_candidates) in the order to restart them, given the cluster as it is now.
   returned: when restart_candidates is given
@@ -94,6 +98,7 @@ def main():
         under_replicated=kafka_state.under_replicated(state),
         under_min_isr=kafka_state.under_min_isr(state),
         offline=kafka_state.offline(state),
+        unclean_leader_election=state.get("unclean_election", []),
     )
 
 

@@ -1,7 +1,8 @@
 """kafka_replication_throttle against the lab: it throttles exactly the replicas of the rebuilt broker,
 keeps throttles that were there before, and its removal takes away only what it added."""
 
-from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ConfigSource
+from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource
+from throttles import dynamic_throttles
 
 FOLLOWER_REPLICAS = "follower.replication.throttled.replicas"
 LEADER_REPLICAS = "leader.replication.throttled.replicas"
@@ -15,20 +16,13 @@ def _alter(admin, restype, name, op, **configs):
     admin.incremental_alter_configs([resource])[resource].result(30)
 
 
-def _dynamic(admin, restype, name, source):
-    resource = ConfigResource(restype, str(name))
-    entries = admin.describe_configs([resource])[resource].result(30)
-    return {k: e.value for k, e in entries.items()
-            if getattr(e.source, "value", e.source) == source.value and "throttled" in k}
-
-
 def _topic(admin, topic):
-    values = _dynamic(admin, ConfigResource.Type.TOPIC, topic, ConfigSource.DYNAMIC_TOPIC_CONFIG)
+    values = dynamic_throttles(admin, ConfigResource.Type.TOPIC, topic)
     return {k: set(v.split(",")) for k, v in values.items()}
 
 
 def _broker(admin, broker_id):
-    return _dynamic(admin, ConfigResource.Type.BROKER, broker_id, ConfigSource.DYNAMIC_BROKER_CONFIG)
+    return dynamic_throttles(admin, BROKER, broker_id)
 
 
 def test_throttle_is_exact_merged_and_removed_without_touching_what_was_there(

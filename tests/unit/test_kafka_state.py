@@ -62,16 +62,30 @@ def test_summary_counts():
 
 def test_stop_is_safe_while_every_isr_it_is_in_stays_at_min_isr():
     state = _state(HEALTHY, min_insync={"orders": 2})
-    assert kafka_state.stop_check(state, 1) == {"safe": True, "blocking": [], "rf_not_above_min_isr": []}
+    assert kafka_state.stop_check(state, 1) == {"safe": True, "blocking": [], "rf_not_above_min_isr": [],
+                                                "only_in_sync_replica": []}
 
 
 def test_stop_is_refused_where_the_isr_is_already_at_min_isr():
     state = _state([("orders", 0, 1, [1, 2, 3], [1, 2]), ("orders", 1, 2, [2, 3, 1], [2, 3, 1]),
                     ("orders", 2, 3, [3, 1, 2], [3, 2])], brokers=(1, 2, 3), min_insync={"orders": 2})
     assert kafka_state.stop_check(state, 2) == {
-        "safe": False, "blocking": ["orders-0", "orders-2"], "rf_not_above_min_isr": []}
+        "safe": False, "blocking": ["orders-0", "orders-2"], "rf_not_above_min_isr": [],
+        "only_in_sync_replica": []}
     # broker 1 is not in the ISR of orders-2, so that one does not care whether 1 stops
     assert kafka_state.stop_check(state, 1)["blocking"] == ["orders-0"]
+
+
+def test_only_in_sync_replica_counts_live_other_isr_members_only():
+    state = _state([("a", 0, 3, [3, 1], [3]),            # 3 alone in the ISR
+                    ("a", 1, 1, [1, 3], [1, 3]),         # 1 also in sync
+                    ("a", 2, 3, [3, 2], [3, 2]),         # 2 in the ISR but down: only 3 holds it
+                    ("a", 3, -1, [2, 1], [2]),           # 3 not a replica
+                    ("a", 4, 1, [1, 3], [1])],           # 3 out of sync: the data is on 1
+                   brokers=(1, 3))
+    assert kafka_state.only_in_sync_replica(state, 3) == ["a-0", "a-2"]
+    # a broker that is down: what is offline because of it
+    assert kafka_state.only_in_sync_replica(state, 2) == ["a-3"]
 
 
 def test_stopping_the_only_in_sync_replica_is_refused_with_min_isr_one():
@@ -83,7 +97,8 @@ def test_topics_whose_rf_is_not_above_min_isr_are_reported_not_blocking():
     state = _state([("tiny", 0, 1, [1, 2], [1, 2]), ("rf1", 0, 1, [1], [1])],
                    min_insync={"tiny": 2, "rf1": 1})
     assert kafka_state.stop_check(state, 1) == {
-        "safe": True, "blocking": [], "rf_not_above_min_isr": ["tiny-0", "rf1-0"]}
+        "safe": True, "blocking": [], "rf_not_above_min_isr": ["tiny-0", "rf1-0"],
+        "only_in_sync_replica": ["rf1-0"]}
 
 
 def test_restart_order_puts_the_controller_last():

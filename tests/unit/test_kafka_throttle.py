@@ -68,3 +68,11 @@ def test_removal_deletes_a_list_it_would_leave_empty():
     assert kt.is_empty(kt.plan_removal({"topics": {}, "brokers": {}}, topic_configs, {}))
     # a second removal finds nothing of its own left
     assert kt.is_empty(kt.plan_removal(added, {"orders": {kt.FOLLOWER_REPLICAS: "5:4"}}, {1: {}}))
+
+
+def test_describe_names_rates_by_kind_and_counts_topics():
+    plan = {"brokers": {"3": [kt.FOLLOWER_RATE], "1": [kt.LEADER_RATE], "2": [kt.LEADER_RATE]},
+            "topics": {"a": {}, "b": {}}, "delete": {"b": [], "c": []}}
+    assert kt.describe(plan) == ("follower rate on broker(s) 3; leader rate on broker(s) 1,2; "
+                                 "throttled replicas on 3 topic(s)")
+    assert kt.describe({"topics": {}, "brokers": {}}) == "nothing"

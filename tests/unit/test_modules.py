@@ -9,6 +9,7 @@ from contextlib import redirect_stdout
 
 import kafka_connection
 import kafka_state
+import kafka_tools
 import pytest
 import zookeeper_state
 from ansible.module_utils import basic
@@ -17,7 +18,7 @@ from lab.config import REPO
 
 # The modules import these as ansible.module_utils.*, as Ansible ships them.
 for _name, _module in (("kafka_connection", kafka_connection), ("kafka_state", kafka_state),
-                       ("zookeeper_state", zookeeper_state)):
+                       ("kafka_tools", kafka_tools), ("zookeeper_state", zookeeper_state)):
     sys.modules[f"ansible.module_utils.{_name}"] = _module
 
 CONN = {"bootstrap_servers": "k1:9092", "zookeeper_connect": "zk1:2181/kafka"}
@@ -99,6 +100,24 @@ def test_wait_healthy_of_an_unregistered_broker_has_no_eta(monkeypatch):
                         _state([], brokers=(1, 3)))
     assert result["registered"] is False and result["remaining"] is None
     assert "did not register in ZooKeeper" in result["timeout_msg"]
+
+
+def test_wait_healthy_with_kafka_tools_counts_the_bytes_still_to_copy(monkeypatch):
+    state = _state([(1, [1, 2, 3], [1, 3]), (3, [3, 2, 1], [3, 1, 2])])
+    asked = []
+
+    def sizes(home, bootstrap, brokers, timeout):
+        asked.append((home, brokers))
+        mib = 1024 ** 2
+        return {1: {("t", 0): 3 * mib, ("t", 1): mib}, 2: {("t", 0): mib, ("t", 1): mib},
+                3: {("t", 0): 2 * mib, ("t", 1): mib}}
+    monkeypatch.setattr(kafka_tools, "read_log_dir_sizes", sizes)
+    args = dict(CONN, broker_id=2, kafka_tools_home="/k")
+    result = run_module("kafka_broker_wait_healthy", args, monkeypatch, state)
+    assert asked == [("/k", [1, 2, 3])]
+    assert result["remaining"] == result["bytes_missing"] == 2 * 1024 ** 2  # the ETA follows the bytes
+    assert result["progress"] == ("broker 2: 1 partition(s) still catching up: t[0]; 2.0 MiB of 4.0 MiB "
+                                  "still to copy")
 
 
 def _no_election(params, plan):

@@ -1,0 +1,88 @@
+"""Kafka's own command-line tools, for what the Python clients cannot do, run from a Kafka distribution
+on the machine that runs the module (the controller): `java -cp <kafka_tools_home>/libs/* <main class>`.
+
+- LogDirsCommand (kafka-log-dirs.sh): replica sizes on disk, for the bytes a rebuilt or replaced broker
+  must copy and the ETA of its catch-up (the Python client has no DescribeLogDirs).
+- ConfigCommand --zookeeper (kafka-configs.sh): a dynamic config of a broker that is not running (the
+  AdminClient can only reach running brokers; Kafka accepts this path only for a broker that is down).
+"""
+
+import json
+import os
+import subprocess
+
+LOG_DIRS_COMMAND = "org.apache.kafka.tools.LogDirsCommand"
+CONFIG_COMMAND = "kafka.admin.ConfigCommand"
+
+
+def run_tool(kafka_tools_home, main_class, args, timeout):
+    """Run one of Kafka's tools; its stdout, or RuntimeError with the end of its stderr."""
+    if not kafka_tools_home or not os.path.isdir(os.path.join(kafka_tools_home, "libs")):
+        raise RuntimeError(f"kafka_tools_home ({kafka_tools_home!r}) must be a Kafka distribution with libs/ "
+                           "on the machine running this module, to run Kafka's own tools")
+    command = ["java", "-Xmx256m", "-cp", os.path.join(kafka_tools_home, "libs", "*"), main_class, *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout + 60, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{main_class.rsplit('.', 1)[-1]} failed ({done.returncode}): "
+                           f"{(done.stderr or done.stdout).strip()[-500:]}")
+    return done.stdout
+
+
+def parse_log_dirs(output):
+    """{broker id: {(topic, partition): bytes}} from the tool's --describe output (its JSON line).
+    A replica in several log dirs (a future replica being moved) counts once, its largest copy."""
+    line = next((ln for ln in output.splitlines() if ln.startswith("{")), None)
+    if line is None:
+        raise ValueError(f"no JSON in the log dirs output: {output.strip()[-300:]!r}")
+    sizes = {}
+    for broker in json.loads(line)["brokers"]:
+        replicas = sizes.setdefault(int(broker["broker"]), {})
+        for log_dir in broker["logDirs"]:
+            for replica in log_dir.get("partitions", []):
+                topic, _, partition = replica["partition"].rpartition("-")
+                key = (topic, int(partition))
+                replicas[key] = max(replicas.get(key, 0), int(replica["size"]))
+    return sizes
+
+
+def bytes_to_copy(partitions, sizes, broker_id):
+    """What broker_id still has to fetch: per partition it hosts, the largest copy on another replica
+    minus its own copy (never below 0). Returns (total bytes of those copies, bytes still missing)."""
+    total = missing = 0
+    for p in partitions:
+        if broker_id not in p["replicas"]:
+            continue
+        key = (p["topic"], p["partition"])
+        source = max((sizes.get(r, {}).get(key, 0) for r in p["replicas"] if r != broker_id), default=0)
+        total += source
+        missing += max(source - sizes.get(broker_id, {}).get(key, 0), 0)
+    return total, missing
+
+
+def read_log_dir_sizes(kafka_tools_home, bootstrap_servers, broker_ids, timeout):
+    """Replica sizes on the given live brokers (see parse_log_dirs)."""
+    if not broker_ids:
+        return {}
+    args = ["--describe", "--bootstrap-server", bootstrap_servers,
+            "--broker-list", ",".join(map(str, broker_ids))]
+    return parse_log_dirs(run_tool(kafka_tools_home, LOG_DIRS_COMMAND, args, timeout))
+
+
+def alter_stopped_broker_config(kafka_tools_home, zookeeper_connect, broker_id, set_configs, delete_names,
+                                timeout):
+    """Set and delete dynamic configs of a broker that is not running, through ZooKeeper."""
+    args = ["--zookeeper", zookeeper_connect, "--alter",
+            "--entity-type", "brokers", "--entity-name", str(broker_id)]
+    if set_configs:
+        args += ["--add-config", ",".join(f"{k}={v}" for k, v in sorted(set_configs.items()))]
+    if delete_names:
+        args += ["--delete-config", ",".join(sorted(delete_names))]
+    run_tool(kafka_tools_home, CONFIG_COMMAND, args, timeout)
+
+
+def human_bytes(count):
+    """1536 -> '1.5 KiB'."""
+    units, i = ("B", "KiB", "MiB", "GiB", "TiB"), 0
+    while count >= 1024 and i < len(units) - 1:
+        count, i = count / 1024, i + 1
+    return f"{count:.0f} B" if i == 0 else f"{count:.1f} {units[i]}"

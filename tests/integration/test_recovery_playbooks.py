@@ -1,0 +1,195 @@
+"""playbooks/rebuild_broker.yml and playbooks/replace_broker.yml on the lab: refusals that change nothing,
+a throttle that holds and is always removed, and a replacement under load that loses nothing.
+
+The replacement runs last: it powers kafka2 off and brings kafka4 in as broker 2, and puts the lab back
+as it was afterwards (kafka4 a spare again, kafka2 booted as broker 2)."""
+
+import time
+import uuid
+
+import pytest
+from confluent_kafka.admin import AdminClient, NewTopic
+from lab_hosts import service_starts, ssh_run
+from throttles import throttles_anywhere
+
+from lab import config, machines
+from lab.cli import up
+from lab.measure import LogBytesSampler, copy_window
+from lab.traffic import AckedProducer, fill, read_all
+
+DATA_DIR = "/var/lib/kafka/data"
+MIB = 1024 * 1024
+REPLACE = ("-e", "failed_host=kafka2", "-e", "replacement_host=kafka4")
+
+
+def _host(name):
+    return next(h for h in config.load_hosts() if h.name == name)
+
+
+def _conn(bootstrap_servers, zookeeper_connect):
+    return dict(bootstrap_servers=bootstrap_servers, zookeeper_connect=zookeeper_connect)
+
+
+def _wait_healthy(run_module, conn, broker_id, timeout=600):
+    result = run_module("kafka_broker_wait_healthy", broker_id=broker_id, wait_timeout=timeout, **conn)
+    assert not result["failed"], result.get("msg")
+
+
+def _output(proc):
+    """What the operator sees: the play output and the errors ansible-playbook prints apart."""
+    return proc.stdout + proc.stderr
+
+
+def _data_listing(host):
+    return ssh_run(host, f"find {DATA_DIR} -maxdepth 1 | sort")
+
+
+@pytest.fixture
+def sole_copy_topic(bootstrap_servers):
+    """A topic whose one partition lives on broker 3 only."""
+    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    name = f"solo-{uuid.uuid4().hex[:8]}"
+    admin.create_topics([NewTopic(name, num_partitions=1, replica_assignment=[[3]])])[name].result(30)
+    time.sleep(2)  # let every broker learn it
+    yield name
+    admin.delete_topics([name])[name].result(30)
+
+
+def test_rebuild_refuses_to_empty_the_only_in_sync_replica_and_changes_nothing(
+        run_playbook, bootstrap_servers, brokers, sole_copy_topic):
+    kafka3 = _host("kafka3")
+    before = (service_starts(brokers, "kafka"), _data_listing(kafka3))
+    proc = run_playbook("rebuild_broker.yml", "-e", "broker_host=kafka3")
+    assert proc.returncode != 0
+    assert "Refusing to rebuild broker 3" in _output(proc) and f"{sole_copy_topic}-0" in _output(proc)
+    assert (service_starts(brokers, "kafka"), _data_listing(kafka3)) == before
+    assert throttles_anywhere(bootstrap_servers) == {}
+
+
+def test_rebuild_check_mode_shows_the_plan_and_changes_nothing(
+        run_playbook, bootstrap_servers, brokers, topic):
+    kafka3 = _host("kafka3")
+    before = (service_starts(brokers, "kafka"), _data_listing(kafka3))
+    proc = run_playbook("rebuild_broker.yml", "-e", "broker_host=kafka3", "--check")
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "rebuild broker 3 on kafka3" in _output(proc) and "ETA" in _output(proc)
+    assert (service_starts(brokers, "kafka"), _data_listing(kafka3)) == before
+    assert throttles_anywhere(bootstrap_servers) == {}
+
+
+BULK = 96 * MIB // (64 * 1024)  # messages of 64 KiB
+
+
+@pytest.fixture
+def bulk_topic(bootstrap_servers, topic):
+    """The test topic with 96 MiB in it, for a rebuild to copy."""
+    assert fill(bootstrap_servers, topic, 96 * MIB) == BULK
+    return topic
+
+
+def test_a_rebuild_that_fails_still_removes_its_throttle(
+        run_playbook, run_module, bootstrap_servers, zookeeper_connect, bulk_topic):
+    # 1 MiB/s cannot copy 96 MiB in 20 s: the wait times out and the run fails after the wipe.
+    proc = run_playbook("rebuild_broker.yml", "-e", "broker_host=kafka3", "-e", "catch_up_timeout=20",
+                        "-e", f"replication_throttle_bytes_per_sec={MIB}")
+    assert proc.returncode != 0
+    assert "is still out of the ISR" in _output(proc)
+    assert "Remove the replication throttle this run added" in _output(proc)
+    assert throttles_anywhere(bootstrap_servers) == {}
+    _wait_healthy(run_module, _conn(bootstrap_servers, zookeeper_connect), 3)
+
+
+def test_rebuild_under_load_holds_the_throttle_and_loses_nothing(
+        run_playbook, run_module, bootstrap_servers, zookeeper_connect, bulk_topic):
+    throttle = 4 * MIB
+    producer = AckedProducer(bootstrap_servers, bulk_topic, rate=200)
+    sampler = LogBytesSampler(_host("kafka3"))
+    producer.start()
+    sampler.start()
+    try:
+        proc = run_playbook("rebuild_broker.yml", "-e", "broker_host=kafka3",
+                            "-e", f"replication_throttle_bytes_per_sec={throttle}")
+    finally:
+        samples = sampler.stop()
+        unreported = producer.stop()
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "broker 3 rebuilt on kafka3" in _output(proc)
+
+    copied, seconds = copy_window(samples)
+    assert copied > 80 * MIB, f"the rebuild copied only {copied} bytes"
+    rate = copied / seconds
+    assert rate <= 1.10 * throttle, f"{rate / MIB:.2f} MiB/s under a {throttle / MIB} MiB/s throttle"
+
+    assert throttles_anywhere(bootstrap_servers) == {}
+    assert unreported == 0 and producer.failed == []
+    assert producer.acked <= read_all(bootstrap_servers, bulk_topic, len(producer.acked) + BULK)
+    conn = _conn(bootstrap_servers, zookeeper_connect)
+    health = run_module("kafka_broker_wait_healthy", broker_id=3, **conn)
+    assert health["done"] is True, health["lagging"]
+
+
+def test_replace_refuses_a_broker_that_is_still_alive_and_changes_nothing(
+        run_playbook, bootstrap_servers, brokers):
+    kafka4 = _host("kafka4")
+    before = service_starts(brokers, "kafka")
+    proc = run_playbook("replace_broker.yml", *REPLACE)
+    assert proc.returncode != 0
+    assert "Refusing to replace broker 2: it is still registered live" in _output(proc)
+    assert "fence_failed_host=true" in _output(proc)
+    assert service_starts(brokers, "kafka") == before
+    left = ssh_run(kafka4, "ls /etc/systemd/system/kafka.service /etc/kafka 2>&1 || true")
+    assert left.count("No such") == 2, left
+    assert throttles_anywhere(bootstrap_servers) == {}
+
+
+def _spare_again_and_kafka2_back(run_module, conn):
+    """Undo the replacement: kafka4 a bare spare again, kafka2 booted (broker 2 starts on its old data)."""
+    kafka4 = _host("kafka4")
+    ssh_run(kafka4, "systemctl disable --now kafka 2>/dev/null; rm -rf /etc/systemd/system/kafka.service "
+                    f"/etc/kafka {DATA_DIR}; systemctl daemon-reload")
+    up(config.load_hosts())
+    _wait_healthy(run_module, conn, 2)
+
+
+def test_replace_a_powered_off_broker_under_load_loses_nothing(
+        run_playbook, run_module, bootstrap_servers, zookeeper_connect, topic):
+    conn = _conn(bootstrap_servers, zookeeper_connect)
+    kafka2, kafka4 = _host("kafka2"), _host("kafka4")
+    filled = fill(bootstrap_servers, topic, 32 * MIB)
+    producer = AckedProducer(bootstrap_servers, topic, rate=300)
+    producer.start()
+    machines.power_off(kafka2)
+    try:
+        deadline = time.monotonic() + 60  # its ZooKeeper session expires after 18 s
+        while "2" in run_module("kafka_cluster_info", **conn)["brokers"]:
+            assert time.monotonic() < deadline, "broker 2 still registered 60 s after its host lost power"
+            time.sleep(2)
+
+        # A replacement host whose data dir holds another cluster's meta.properties is refused.
+        ssh_run(kafka4, f"mkdir -p {DATA_DIR} && printf 'version=0\\nbroker.id=7\\ncluster.id=other\\n' "
+                        f"> {DATA_DIR}/meta.properties")
+        refused = run_playbook("replace_broker.yml", *REPLACE)
+        assert refused.returncode != 0
+        assert f"{DATA_DIR}/meta.properties holds broker.id 7 of cluster other" in _output(refused)
+        assert ssh_run(kafka4, "ls /etc/kafka 2>&1 || true").count("No such") == 1
+        assert throttles_anywhere(bootstrap_servers) == {}
+        ssh_run(kafka4, f"rm -rf {DATA_DIR}")
+
+        proc = run_playbook("replace_broker.yml", *REPLACE)
+        assert proc.returncode == 0, proc.stdout[-3000:]
+        assert "COMMIT THIS INVENTORY CHANGE" in _output(proc) and "kafka_broker_id: 2" in _output(proc)
+        unreported = producer.stop()
+
+        info = run_module("kafka_cluster_info", **conn)
+        assert info["brokers"]["2"]["host"] == kafka4.address
+        assert info["under_replicated"] == [] and info["offline"] == []
+        assert [p for p in info["partitions"] if p["leader"] != p["replicas"][0]] == []  # preferred leaders
+        assert throttles_anywhere(bootstrap_servers) == {}
+        assert unreported == 0 and producer.failed == []
+        assert producer.acked <= read_all(bootstrap_servers, topic, len(producer.acked) + filled)
+        meta = ssh_run(kafka4, f"cat {DATA_DIR}/meta.properties")
+        assert "broker.id=2" in meta and f"cluster.id={info['cluster_id']}" in meta
+    finally:
+        producer.stop()
+        _spare_again_and_kafka2_back(run_module, conn)
+    assert run_module("kafka_cluster_info", **conn)["brokers"]["2"]["host"] == kafka2.address

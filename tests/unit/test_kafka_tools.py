@@ -1,0 +1,53 @@
+"""Parsing LogDirsCommand's answer and the bytes a rebuilt broker still has to copy."""
+
+import json
+
+import pytest
+from kafka_tools import bytes_to_copy, human_bytes, parse_log_dirs
+
+
+def _output(brokers):
+    doc = {"version": 1, "brokers": [
+        {"broker": b, "logDirs": [{"logDir": d, "error": None, "partitions": [
+            {"partition": name, "size": size, "offsetLag": 0, "isFuture": future}
+            for name, size, future in parts]}
+            for d, parts in dirs.items()]} for b, dirs in brokers.items()]}
+    return "Querying brokers for log directories information\nReceived log directory information from " \
+           f"brokers 1,3\n{json.dumps(doc)}\n"
+
+
+def test_parse_log_dirs_splits_topic_names_at_the_last_dash_and_keeps_a_moving_replica_once():
+    text = _output({1: {"/d1": [("my-topic-0", 100, False), ("my-topic-12", 0, False)],
+                        "/d2": [("my-topic-0", 40, True)]},
+                    3: {"/d1": []}})
+    assert parse_log_dirs(text) == {1: {("my-topic", 0): 100, ("my-topic", 12): 0}, 3: {}}
+
+
+def test_parse_log_dirs_without_json_says_what_it_got():
+    with pytest.raises(ValueError, match="no JSON"):
+        parse_log_dirs("Exception in thread main\n")
+
+
+PARTITIONS = [
+    {"topic": "t", "partition": 0, "replicas": [1, 2, 3]},
+    {"topic": "t", "partition": 1, "replicas": [3, 1]},      # broker 2 not a replica: not counted
+    {"topic": "u", "partition": 0, "replicas": [2, 3, 1]},
+]
+
+
+def test_bytes_to_copy_takes_the_largest_other_replica_minus_its_own_copy():
+    sizes = {1: {("t", 0): 1000, ("u", 0): 50}, 3: {("t", 0): 900, ("t", 1): 7777, ("u", 0): 60},
+             2: {("t", 0): 400, ("u", 0): 80}}  # u-0: already larger than the others, nothing missing
+    assert bytes_to_copy(PARTITIONS, sizes, 2) == (1060, 600)
+
+
+def test_bytes_to_copy_of_an_empty_or_unknown_broker_is_everything():
+    sizes = {1: {("t", 0): 1000}, 3: {("u", 0): 60}}
+    assert bytes_to_copy(PARTITIONS, sizes, 2) == (1060, 1060)
+    assert bytes_to_copy(PARTITIONS, {}, 2) == (0, 0)
+
+
+@pytest.mark.parametrize("count, text", [(0, "0 B"), (1023, "1023 B"), (1536, "1.5 KiB"),
+                                         (3 * 1024 ** 3, "3.0 GiB"), (5 * 1024 ** 5, "5120.0 TiB")])
+def test_human_bytes(count, text):
+    assert human_bytes(count) == text
