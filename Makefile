@@ -7,7 +7,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
 .PHONY: setup host-packages venv kafka-archive lab-up lab-down lab-status deploy demo test lint unit molecule \
-	bench bench-deploy bench-roll
+	bench bench-deploy bench-roll bench-rebuild
 
 setup: host-packages venv kafka-archive
 
@@ -37,8 +37,13 @@ lab-status:
 deploy: lab-up
 	ansible-playbook playbooks/site.yml
 
-demo: deploy
+# The demo replaces a broker, so it starts from a fresh lab.
+demo: setup
+	python -m lab down
+	python -m lab up
+	ansible-playbook playbooks/site.yml
 	ansible-playbook playbooks/cluster_summary.yml
+	python scripts/demo.py
 
 lint: setup
 	yamllint --strict .
@@ -55,10 +60,13 @@ molecule: setup
 test: lint unit molecule
 
 # Benchmarks print their figures; each says what it measures in its docstring.
-bench: bench-deploy bench-roll
+bench: bench-deploy bench-roll bench-rebuild
 
 bench-deploy: setup
 	python bench/lab_deploy.py
 
 bench-roll: setup
 	python bench/rolling_restart.py
+
+bench-rebuild: setup
+	python bench/rebuild.py

@@ -82,6 +82,10 @@ def start(host):
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                 start_new_session=True)
     _pid_file(host).write_text(str(proc.pid))
+    # Until the child has exec'd nspawn, pid() cannot tell it from a stale pid: wait for that.
+    deadline = time.monotonic() + 10
+    while pid(host) is None and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def stop(hosts, timeout=20):
@@ -109,6 +113,7 @@ def stop(hosts, timeout=20):
 def power_off(host, timeout=20):
     """Cut a host's power: SIGKILL its init, so every process in it dies at once and nothing shuts down
     cleanly (a broker deregisters only when its ZooKeeper session expires). `lab up` boots it again."""
+    remember_init(host)
     init = _live_init(host)
     if init is None:
         raise LabError(f"{host.name} is not running")

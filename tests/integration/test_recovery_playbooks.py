@@ -36,8 +36,9 @@ def _wait_healthy(run_module, conn, broker_id, timeout=600):
 
 
 def _output(proc):
-    """What the operator sees: the play output and the errors ansible-playbook prints apart."""
-    return proc.stdout + proc.stderr
+    """What the operator sees: the play output and the errors ansible-playbook prints apart, with the
+    callback's line wrapping undone."""
+    return " ".join((proc.stdout + proc.stderr).split())
 
 
 def _data_listing(host):
@@ -94,7 +95,6 @@ def test_a_rebuild_that_fails_still_removes_its_throttle(
                         "-e", f"replication_throttle_bytes_per_sec={MIB}")
     assert proc.returncode != 0
     assert "is still out of the ISR" in _output(proc)
-    assert "Remove the replication throttle this run added" in _output(proc)
     assert throttles_anywhere(bootstrap_servers) == {}
     _wait_healthy(run_module, _conn(bootstrap_servers, zookeeper_connect), 3)
 
@@ -143,11 +143,12 @@ def test_replace_refuses_a_broker_that_is_still_alive_and_changes_nothing(
 
 
 def _spare_again_and_kafka2_back(run_module, conn):
-    """Undo the replacement: kafka4 a bare spare again, kafka2 booted (broker 2 starts on its old data)."""
-    kafka4 = _host("kafka4")
-    ssh_run(kafka4, "systemctl disable --now kafka 2>/dev/null; rm -rf /etc/systemd/system/kafka.service "
-                    f"/etc/kafka {DATA_DIR}; systemctl daemon-reload")
+    """Undo a replacement: kafka4 a bare spare again, kafka2 booted if it was powered off and its broker
+    enabled and started if it was fenced (broker 2 starts on its old data and catches up)."""
+    ssh_run(_host("kafka4"), "systemctl disable --now kafka 2>/dev/null; rm -rf /etc/kafka "
+                             f"/etc/systemd/system/kafka.service {DATA_DIR}; systemctl daemon-reload")
     up(config.load_hosts())
+    ssh_run(_host("kafka2"), "systemctl enable --now kafka")
     _wait_healthy(run_module, conn, 2)
 
 
@@ -161,9 +162,19 @@ def test_replace_a_powered_off_broker_under_load_loses_nothing(
     machines.power_off(kafka2)
     try:
         deadline = time.monotonic() + 60  # its ZooKeeper session expires after 18 s
-        while "2" in run_module("kafka_cluster_info", **conn)["brokers"]:
+        while True:
+            info = run_module("kafka_cluster_info", **conn)  # may fail while clients notice the loss
+            if not info["failed"] and "2" not in info["brokers"]:
+                break
             assert time.monotonic() < deadline, "broker 2 still registered 60 s after its host lost power"
             time.sleep(2)
+
+        planned = run_playbook("replace_broker.yml", *REPLACE, "--check")
+        assert planned.returncode == 0, _output(planned)[-3000:]
+        assert "replace broker 2 (kafka2, not registered) with kafka4" in _output(planned)
+        assert "ETA ~" in _output(planned)
+        assert ssh_run(kafka4, "ls /etc/kafka 2>&1 || true").count("No such") == 1
+        assert throttles_anywhere(bootstrap_servers) == {}
 
         # A replacement host whose data dir holds another cluster's meta.properties is refused.
         ssh_run(kafka4, f"mkdir -p {DATA_DIR} && printf 'version=0\\nbroker.id=7\\ncluster.id=other\\n' "
@@ -178,6 +189,8 @@ def test_replace_a_powered_off_broker_under_load_loses_nothing(
         proc = run_playbook("replace_broker.yml", *REPLACE)
         assert proc.returncode == 0, proc.stdout[-3000:]
         assert "COMMIT THIS INVENTORY CHANGE" in _output(proc) and "kafka_broker_id: 2" in _output(proc)
+        # broker 2 was down when throttled: its follower rate went through ZooKeeper, and came off again
+        assert "throttle removed: follower rate on broker(s) 2; leader rate on broker(s) 1,3" in _output(proc)
         unreported = producer.stop()
 
         info = run_module("kafka_cluster_info", **conn)
@@ -191,5 +204,23 @@ def test_replace_a_powered_off_broker_under_load_loses_nothing(
         assert "broker.id=2" in meta and f"cluster.id={info['cluster_id']}" in meta
     finally:
         producer.stop()
+        _spare_again_and_kafka2_back(run_module, conn)
+    assert run_module("kafka_cluster_info", **conn)["brokers"]["2"]["host"] == kafka2.address
+
+
+def test_replace_fences_a_live_broker_when_asked(
+        run_playbook, run_module, bootstrap_servers, zookeeper_connect, topic):
+    conn = _conn(bootstrap_servers, zookeeper_connect)
+    kafka2, kafka4 = _host("kafka2"), _host("kafka4")
+    try:
+        proc = run_playbook("replace_broker.yml", *REPLACE, "-e", "fence_failed_host=true")
+        assert proc.returncode == 0, _output(proc)[-3000:]
+        assert "registered live: will be stopped and disabled" in _output(proc)
+        state = ssh_run(kafka2, "systemctl is-enabled kafka; systemctl is-active kafka || true").split()
+        assert state == ["disabled", "inactive"]
+        info = run_module("kafka_cluster_info", **conn)
+        assert info["brokers"]["2"]["host"] == kafka4.address and info["under_replicated"] == []
+        assert throttles_anywhere(bootstrap_servers) == {}
+    finally:
         _spare_again_and_kafka2_back(run_module, conn)
     assert run_module("kafka_cluster_info", **conn)["brokers"]["2"]["host"] == kafka2.address
