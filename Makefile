@@ -6,10 +6,10 @@ export PATH := $(VENV)/bin:$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
-.PHONY: setup host-packages venv kafka-archive lab-up lab-down lab-status deploy demo test lint unit molecule \
-	bench bench-deploy bench-roll bench-rebuild
+.PHONY: setup host-packages venv kafka-archive spark-jars lab-up lab-down lab-status deploy demo test lint unit molecule \
+	bench bench-deploy bench-roll bench-rebuild bench-validator
 
-setup: host-packages venv kafka-archive
+setup: host-packages venv kafka-archive spark-jars
 
 host-packages:
 	scripts/install_host_packages.sh
@@ -24,6 +24,9 @@ $(VENV)/.requirements.installed: requirements.txt
 
 kafka-archive:
 	dist/build_kafka_archive.sh $(KAFKA_CACHE)
+
+spark-jars:
+	spark/jars/fetch.sh $(CURDIR)/.cache/spark-jars
 
 lab-up: setup
 	python -m lab up
@@ -60,7 +63,7 @@ molecule: setup
 test: lint unit molecule
 
 # Benchmarks print their figures; each says what it measures in its docstring.
-bench: bench-deploy bench-roll bench-rebuild
+bench: bench-deploy bench-roll bench-rebuild bench-validator
 
 bench-deploy: setup
 	python bench/lab_deploy.py
@@ -70,3 +73,6 @@ bench-roll: setup
 
 bench-rebuild: setup
 	python bench/rebuild.py
+
+bench-validator: setup
+	python bench/validator.py

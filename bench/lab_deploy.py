@@ -19,7 +19,7 @@ import time
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from lab import config, machines  # noqa: E402
+from lab import config, machines, measure  # noqa: E402
 
 
 def timed(cmd):
@@ -34,37 +34,12 @@ def changed_total(recap):
     return sum(int(n) for n in re.findall(r"changed=(\d+)", recap.split("PLAY RECAP")[-1]))
 
 
-def _children():
-    tree = {}
-    for proc in pathlib.Path("/proc").glob("[0-9]*"):
-        parent = machines.parent_of(proc.name)
-        if parent is not None:
-            tree.setdefault(parent, []).append(int(proc.name))
-    return tree
-
-
-def _rss_kib(pid):
-    try:
-        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 def lab_rss_mib():
     """Resident memory of every process of every lab host (the nspawn process and all below it)."""
-    tree, per_host = _children(), {}
+    tree, per_host = measure.process_children(), {}
     for host in config.load_hosts():
-        todo, total = [machines.pid(host)], 0
-        while todo:
-            pid = todo.pop()
-            if pid is None:
-                continue
-            total += _rss_kib(pid)
-            todo += tree.get(pid, [])
-        per_host[host.name] = total / 1024
+        nspawn = machines.pid(host)
+        per_host[host.name] = (measure.tree_rss_kib(nspawn, tree) if nspawn else 0) / 1024
     return per_host
 
 

@@ -1,6 +1,8 @@
-"""Measuring a broker's re-replication from the outside, for tests and benchmarks: how many bytes of
-log segments its data dir holds over time, and the copy rate that gives."""
+"""Measures for tests and benchmarks: how many bytes of log segments a broker's data dir holds over
+time (the copy rate of a re-replication), and the resident memory of a process tree."""
 
+import pathlib
+import subprocess
 import threading
 import time
 
@@ -47,3 +49,44 @@ def copy_window(samples, done_fraction=0.98):
     top = max(b for _, b in samples[low:])
     t1, b1 = next((t, b) for t, b in samples[low:] if b - b0 >= done_fraction * (top - b0))
     return b1 - b0, t1 - t0
+
+
+def process_children():
+    """{parent pid: [child pids]} of every process now."""
+    tree = {}
+    for proc in pathlib.Path("/proc").glob("[0-9]*"):
+        parent = machines.parent_of(proc.name)
+        if parent is not None:
+            tree.setdefault(parent, []).append(int(proc.name))
+    return tree
+
+
+def rss_kib(pid):
+    try:
+        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def tree_rss_kib(root, tree=None):
+    """Resident memory of a process and everything below it."""
+    tree = process_children() if tree is None else tree
+    todo, total = [root], 0
+    while todo:
+        pid = todo.pop()
+        total += rss_kib(pid)
+        todo += tree.get(pid, [])
+    return total
+
+
+def run_with_peak_rss(cmd, interval=0.2, **popen_args):
+    """Run a command; returns (exit status, seconds, peak resident MiB of its process tree)."""
+    started, peak = time.monotonic(), 0
+    proc = subprocess.Popen(cmd, **popen_args)
+    while proc.poll() is None:
+        peak = max(peak, tree_rss_kib(proc.pid))
+        time.sleep(interval)
+    return proc.returncode, time.monotonic() - started, peak / 1024

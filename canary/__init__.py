@@ -1,0 +1,102 @@
+"""The canary: sequenced records written with acks=all and idempotence, and a ledger of every record the
+cluster acknowledged, for spark/validate_recovery.py to check after a recovery.
+
+Ledger lines (spark/README.md): {"topic", "partition", "offset", "key", "sha256"}, sha256 being the hex
+digest of the value bytes. Deliveries that failed go to a second file: {"key", "error"}.
+Command line: python -m canary --help.
+"""
+
+import hashlib
+import json
+import threading
+import time
+
+from confluent_kafka import KafkaError, KafkaException, Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+
+def ensure_topic(bootstrap_servers, topic, partitions=6, replication_factor=3, timeout=30):
+    """Create the canary topic if it is missing, and wait until every partition has a leader."""
+    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    try:
+        admin.create_topics([NewTopic(topic, partitions, replication_factor)])[topic].result(timeout)
+    except KafkaException as exc:
+        if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+            raise
+    deadline = time.monotonic() + timeout
+    while True:
+        found = admin.list_topics(topic, timeout=timeout).topics[topic]
+        if found.error is None and found.partitions and all(p.leader >= 0 for p in found.partitions.values()):
+            return len(found.partitions)
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"topic {topic} has no leader for every partition after {timeout}s")
+        time.sleep(0.5)
+
+
+class Canary:
+    """Writes record N (key canary-N, a value that names N) at about `rate` records/s, from start() until
+    stop() or `count` records; every acknowledged record is appended to the ledger file."""
+
+    def __init__(self, bootstrap_servers, topic, ledger_path, failed_path, rate=100, count=None):
+        self.topic, self.rate, self.count = topic, rate, count
+        self.producer = Producer({"bootstrap.servers": bootstrap_servers, "acks": "all",
+                                  "enable.idempotence": True, "linger.ms": 5,
+                                  "delivery.timeout.ms": 120_000})
+        self.ledger = open(ledger_path, "a", encoding="utf-8")  # noqa: SIM115 - closed in stop()
+        self.failed_file = open(failed_path, "a", encoding="utf-8")  # noqa: SIM115
+        self.sent = self.acked = self.failed = 0
+        self._stop, self._thread = threading.Event(), None
+
+    def _on_delivery(self, err, msg):
+        key = msg.key().decode()
+        if err is not None:
+            self.failed += 1
+            self.failed_file.write(json.dumps({"key": key, "error": str(err)}) + "\n")
+            return
+        self.acked += 1
+        entry = {"topic": msg.topic(), "partition": msg.partition(), "offset": msg.offset(), "key": key,
+                 "sha256": hashlib.sha256(msg.value()).hexdigest()}
+        self.ledger.write(json.dumps(entry) + "\n")
+
+    def _send(self, n):
+        value = json.dumps({"seq": n, "at": time.time()}).encode()
+        while True:
+            try:
+                self.producer.produce(self.topic, key=f"canary-{n}".encode(), value=value,
+                                      on_delivery=self._on_delivery)
+                break
+            except BufferError:  # the local queue is full: let deliveries drain
+                self.producer.poll(0.1)
+        self.sent += 1
+        self.producer.poll(0)
+
+    def _run(self):
+        started = time.monotonic()
+        while not self._stop.is_set() and (self.count is None or self.sent < self.count):
+            due = int((time.monotonic() - started) * self.rate) + 1  # records due by now, paced
+            while self.sent < due and (self.count is None or self.sent < self.count):
+                self._send(self.sent)
+            self.producer.poll(0.01)
+
+    def start(self):
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def running(self):
+        """False once `count` records were sent."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def stop(self, flush_timeout=120):
+        """Stop writing, wait for every outstanding delivery report, close the files; returns the
+        number of records never reported (0 unless the cluster stayed unreachable past the timeout)."""
+        self._stop.set()
+        if self._thread:
+            self._thread.join()
+        unreported = self.producer.flush(flush_timeout)
+        self.ledger.close()
+        self.failed_file.close()
+        return unreported
+
+    def summary(self):
+        return {"topic": self.topic, "sent": self.sent, "acked": self.acked, "failed": self.failed}

@@ -1,0 +1,50 @@
+"""python -m canary: write canary records and their ledger until a count, a duration, or SIGTERM/SIGINT.
+
+  python -m canary --bootstrap-servers kafka1:9092 --ledger run/ledger.jsonl [--topic canary]
+                   [--rate 200] [--count N | --duration SECONDS] [--failed run/failed.jsonl]
+
+Prints one JSON line at the end: topic, sent, acked, failed, unreported.
+"""
+
+import argparse
+import json
+import signal
+import sys
+import threading
+
+from . import Canary, ensure_topic
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m canary", description=__doc__.splitlines()[0])
+    parser.add_argument("--bootstrap-servers", required=True)
+    parser.add_argument("--topic", default="canary")
+    parser.add_argument("--partitions", type=int, default=6, help="when the topic has to be created")
+    parser.add_argument("--replication-factor", type=int, default=3, help="when the topic has to be created")
+    parser.add_argument("--rate", type=float, default=100, help="records per second")
+    limit = parser.add_mutually_exclusive_group()
+    limit.add_argument("--count", type=int, help="stop after this many records")
+    limit.add_argument("--duration", type=float, help="stop after this many seconds")
+    parser.add_argument("--ledger", required=True, help="acknowledged records are appended here")
+    parser.add_argument("--failed", help="failed deliveries are appended here (default: LEDGER.failed)")
+    args = parser.parse_args(argv)
+
+    ensure_topic(args.bootstrap_servers, args.topic, args.partitions, args.replication_factor)
+    canary = Canary(args.bootstrap_servers, args.topic, args.ledger, args.failed or f"{args.ledger}.failed",
+                    rate=args.rate, count=args.count)
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    canary.start()
+    if args.count is not None:
+        while canary.running() and not stop.is_set():
+            stop.wait(0.2)
+    else:
+        stop.wait(args.duration)
+    unreported = canary.stop()
+    print(json.dumps(dict(canary.summary(), unreported=unreported)), flush=True)
+    return 0 if unreported == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""The canary, the snapshots and the recovery validator end to end on the lab: nothing lost after a
+clean run; then records really removed with delete_records are reported, exactly those, and exit 1."""
+
+import json
+import pathlib
+import subprocess
+import sys
+import uuid
+
+from confluent_kafka import TopicPartition
+from confluent_kafka.admin import AdminClient
+
+from lab.config import REPO
+
+DELETED_BELOW = 200  # records of partition 0 below this offset are deleted
+
+
+def _latest_snapshot(snapshot_dir):
+    return max(pathlib.Path(snapshot_dir).glob("*/*/cluster.json")).parent
+
+
+def test_validator_finds_nothing_lost_then_exactly_the_deleted_records(
+        run_playbook, bootstrap_servers, tmp_path):
+    topic, ledger = f"canary-{uuid.uuid4().hex[:8]}", tmp_path / "ledger.jsonl"
+    canary = subprocess.run([sys.executable, "-m", "canary", "--bootstrap-servers", bootstrap_servers,
+                             "--topic", topic, "--count", "3000", "--rate", "1500", "--ledger", str(ledger)],
+                            cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert canary.returncode == 0, canary.stderr[-2000:]
+    written = json.loads(canary.stdout.splitlines()[-1])
+    assert written == {"topic": topic, "sent": 3000, "acked": 3000, "failed": 0, "unreported": 0}
+    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert len(entries) == 3000 and all(len(e["sha256"]) == 64 for e in entries)
+
+    snapshots = tmp_path / "snapshots"
+    assert run_playbook("snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}").returncode == 0
+    before = _latest_snapshot(snapshots)
+
+    clean = run_playbook("validate_recovery.yml", "-e", f"before_snapshot={before}", "-e", f"ledger={ledger}",
+                         "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={tmp_path / 'clean'}")
+    assert clean.returncode == 0, clean.stdout[-3000:] + clean.stderr[-2000:]
+    assert "NOTHING LOST" in clean.stdout
+    result = json.loads((tmp_path / "clean" / "result.json").read_text())
+    assert result["verdict"] == "ok" and result["lost_records_total"] == 0
+    assert result["topics"][topic] == {"acknowledged": 3000, "readable": 3000}
+    assert (tmp_path / "clean" / "chart.png").stat().st_size > 0
+
+    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    gone = TopicPartition(topic, 0, DELETED_BELOW)
+    admin.delete_records([gone])[gone].result(30)
+    expected = sorted(e["offset"] for e in entries if e["partition"] == 0 and e["offset"] < DELETED_BELOW)
+    assert expected, "the canary wrote to partition 0"
+
+    lossy = run_playbook("validate_recovery.yml", "-e", f"before_snapshot={before}", "-e", f"ledger={ledger}",
+                         "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={tmp_path / 'lossy'}")
+    assert lossy.returncode != 0
+    assert "LOSS OR REGRESSION FOUND" in lossy.stdout + lossy.stderr
+    result = json.loads((tmp_path / "lossy" / "result.json").read_text())
+    assert result["exit_status"] == 1 and result["failed_checks"] == ["lost_records"]
+    assert result["lost_records_total"] == len(expected)
+    assert [(r["partition"], r["offset"]) for r in result["lost_records"]] == [(0, o) for o in expected]
+    assert {r["reason"] for r in result["lost_records"]} == {"below_log_start"}
+    assert "LOSS OR REGRESSION FOUND" in (tmp_path / "lossy" / "report.md").read_text()
+    admin.delete_topics([topic])[topic].result(30)

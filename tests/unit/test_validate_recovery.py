@@ -1,0 +1,66 @@
+"""spark/validate_recovery.py on bad input: exit status 2 and a message naming the problem. Run as an
+operator runs it (a subprocess), without a cluster."""
+
+import json
+import subprocess
+import sys
+
+from lab.config import REPO
+
+SCRIPT = REPO / "spark" / "validate_recovery.py"
+PARTITION = {"topic": "t", "partition": 0, "log_start_offset": 0, "high_watermark": 3, "leader": 1,
+             "replicas": [1, 2, 3], "isr": [1, 2, 3]}
+LEDGER_LINE = {"topic": "t", "partition": 0, "offset": 1, "key": "k", "sha256": "ab" * 32}
+
+
+def _snapshot(folder, cluster_id="c1"):
+    folder.mkdir(parents=True)
+    cluster = {"cluster_id": cluster_id, "taken_at": "2026-11-21T13:05:01Z", "controller_id": 1,
+               "brokers": []}
+    (folder / "cluster.json").write_text(json.dumps(cluster))
+    (folder / "partitions.jsonl").write_text(json.dumps(PARTITION) + "\n")
+    (folder / "group_offsets.jsonl").write_text("")
+    return folder
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_a_folder_that_is_no_snapshot(tmp_path):
+    after = _snapshot(tmp_path / "after")
+    proc = _run("--before", tmp_path / "nothing", "--after", after, "--report-dir", tmp_path / "r")
+    assert proc.returncode == 2
+    assert "nothing is not a snapshot: cluster.json, partitions.jsonl, group_offsets.jsonl missing" \
+        in proc.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_snapshots_of_two_clusters(tmp_path):
+    proc = _run("--before", _snapshot(tmp_path / "b", "one"), "--after", _snapshot(tmp_path / "a", "two"),
+                "--report-dir", tmp_path / "r")
+    assert proc.returncode == 2
+    assert "the snapshots are of two clusters: one (before" in proc.stderr
+
+
+def _run_with_ledger(tmp_path, lines):
+    ledger = tmp_path / "ledger.jsonl"
+    text = [line if isinstance(line, str) else json.dumps(line) for line in lines]
+    ledger.write_text("\n".join(text) + "\n")
+    return _run("--before", _snapshot(tmp_path / "b"), "--after", _snapshot(tmp_path / "a"),
+                "--ledger", ledger, "--bootstrap-servers", "127.0.0.1:1", "--report-dir", tmp_path / "r",
+                "--master", "local[1]")
+
+
+def test_a_ledger_with_malformed_lines(tmp_path):
+    # line 2 is no JSON, line 4 has no partition; the blank line 5 is skipped
+    proc = _run_with_ledger(tmp_path, [LEDGER_LINE, "not json", LEDGER_LINE, {"topic": "t", "offset": 4}, ""])
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "has 2 malformed line(s), the first at line 2" in proc.stderr
+
+
+def test_an_unreachable_cluster(tmp_path):
+    proc = _run_with_ledger(tmp_path, [LEDGER_LINE])
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "cannot reach the cluster at 127.0.0.1:1" in proc.stderr
