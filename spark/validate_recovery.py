@@ -134,15 +134,19 @@ def write_chart(path, topics, hw_rows):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(12, 9))
-    names = list(topics) or ["(no ledger)"]
+    names = list(topics)
     x = range(len(names))
-    top.bar([i - 0.2 for i in x], [topics.get(t, {}).get("acknowledged", 0) for t in names], 0.4,
+    top.bar([i - 0.2 for i in x], [topics[t]["acknowledged"] for t in names], 0.4,
             label="acknowledged (ledger)")
-    top.bar([i + 0.2 for i in x], [topics.get(t, {}).get("readable", 0) for t in names], 0.4,
+    top.bar([i + 0.2 for i in x], [topics[t]["readable"] for t in names], 0.4,
             label="still readable with the same digest")
     top.set_xticks(list(x), names, rotation=20, ha="right")
     top.set_title("Acknowledged records per topic")
-    top.legend()
+    if names:
+        top.legend()
+    else:
+        top.text(0.5, 0.5, "no ledger given: acknowledged records not checked", ha="center",
+                 transform=top.transAxes)
     labels = [f"{t}-{p}" for t, p, _, _ in hw_rows]
     x = range(len(labels))
     bottom.bar([i - 0.2 for i in x], [b or 0 for _, _, b, _ in hw_rows], 0.4, label="before")
