@@ -1,12 +1,12 @@
-"""`python -m lab up|down|status`, and `python -m lab poweroff HOST` (a host's power cut; `up` boots it
-again)."""
+"""`python -m lab up|down|status`, and the faults: `python -m lab FAULT HOST [...]`, each undone by its
+opposite or by `python -m lab heal` (see `python -m lab --help`)."""
 
 import argparse
 import shutil
 import sys
 import time
 
-from . import base, config, disks, machines, network
+from . import base, config, disks, faults, machines, network
 from .shell import LabError
 
 
@@ -55,11 +55,6 @@ def status(hosts):
               f"{'running' if running else 'stopped':<8} {state}")
 
 
-def poweroff(hosts, name):
-    machines.power_off(_host(hosts, name))
-    print(f"{name} is powered off (`python -m lab up` boots it again)")
-
-
 def _host(hosts, name):
     for host in hosts:
         if host.name == name:
@@ -67,19 +62,49 @@ def _host(hosts, name):
     raise LabError(f"no lab host {name!r}; hosts: {', '.join(h.name for h in hosts)}")
 
 
+def heal(hosts):
+    up(hosts)  # boots the hosts that were powered off
+    faults.heal(hosts)
+    print("healed: every host running, no drop rules, no bandwidth limits, no filled data filesystem, "
+          "no paused JVM")
+
+
+# The faults by command name; each function's docstring is its help and names its opposite.
+SERVICE_FAULTS = {"kill": faults.kill, "start": faults.start, "pause": faults.pause, "resume": faults.resume}
+HOST_FAULTS = {"poweroff": machines.power_off, "cut": faults.cut, "connect": faults.connect,
+               "slow": faults.slow, "unslow": faults.unslow, "fill": faults.fill, "unfill": faults.unfill}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m lab", description=__doc__)
-    parser.add_argument("command", choices=["up", "down", "status", "poweroff"])
-    parser.add_argument("host", nargs="?", help="the host, for poweroff")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, text in (("up", "boot every host that is not running"), ("down", "remove the whole lab"),
+                       ("status", "each host, its address and state"), ("heal", "undo every fault")):
+        commands.add_parser(name, help=text)
+    for name, function in {**SERVICE_FAULTS, **HOST_FAULTS}.items():
+        command = commands.add_parser(name, help=function.__doc__.split("\n\n")[0])
+        command.add_argument("host")
+        if name in SERVICE_FAULTS:
+            command.add_argument("service", choices=faults.SERVICES)
+    commands.choices["cut"].add_argument("--from", dest="peers", nargs="+", metavar="HOST",
+                                         help="the hosts to cut it off from (default: every other lab host)")
+    commands.choices["slow"].add_argument("--rate", default="1mbit", help="tc rate (default 1mbit)")
     args = parser.parse_args(argv)
     hosts = config.load_hosts()
     try:
-        if args.command == "poweroff":
-            if not args.host:
-                parser.error("poweroff needs a HOST")
-            poweroff(hosts, args.host)
+        if args.command in ("up", "down", "status", "heal"):
+            {"up": up, "down": down, "status": status, "heal": heal}[args.command](hosts)
+            return 0
+        host = _host(hosts, args.host)
+        if args.command in SERVICE_FAULTS:
+            SERVICE_FAULTS[args.command](host, args.service)
+        elif args.command == "cut":
+            faults.cut(host, [_host(hosts, n) for n in args.peers] if args.peers else hosts)
+        elif args.command == "slow":
+            faults.slow(host, args.rate)
         else:
-            {"up": up, "down": down, "status": status}[args.command](hosts)
+            HOST_FAULTS[args.command](host)
+        print(f"{args.command} {args.host}: done")
     except LabError as exc:
         print(f"lab {args.command} failed: {exc}", file=sys.stderr)
         return 1

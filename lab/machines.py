@@ -111,8 +111,9 @@ def stop(hosts, timeout=20):
 
 
 def power_off(host, timeout=20):
-    """Cut a host's power: SIGKILL its init, so every process in it dies at once and nothing shuts down
-    cleanly (a broker deregisters only when its ZooKeeper session expires). `lab up` boots it again."""
+    """Cut the host's power: every process dies at once, nothing shuts down cleanly (undo: up).
+
+    SIGKILL to its init; a broker deregisters only when its ZooKeeper session expires."""
     remember_init(host)
     init = _live_init(host)
     if init is None:

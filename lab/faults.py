@@ -1,0 +1,126 @@
+"""Faults to inject into lab hosts, each with its opposite, and heal() that undoes them all.
+
+Process faults go through systemd inside the host (over SSH); network faults are iptables rules and a tc
+qdisc in the host's network namespace, set from the controller; disk faults act on the host's data
+filesystem. (A read-only or vanished data filesystem is not here yet: ext4 refuses a read-only remount
+under open files, and its emergency read-only state cannot be undone while the host runs.)
+"""
+
+from . import config, machines
+from .shell import LabError, run
+
+SERVICES = ("kafka", "zookeeper")
+CHAIN = "LAB-FAULT"  # the host's own iptables chain, jumped to from INPUT and OUTPUT
+FILL_FILE = f"{config.DATA_DISK_MOUNT}/lab-fill"
+
+
+def ssh(host, command):
+    """Run a shell command on a lab host as root; its stdout, or LabError with its stderr."""
+    with machines.ssh(host) as client:
+        _, out, err = client.exec_command(command, timeout=120)
+        status = out.channel.recv_exit_status()
+        if status != 0:
+            raise LabError(f"{host.name}: `{command}` exited {status}: {err.read().decode().strip()}")
+        return out.read().decode()
+
+
+def _service(name):
+    if name not in SERVICES:
+        raise LabError(f"service must be one of {', '.join(SERVICES)}, not {name!r}")
+    return name
+
+
+def _signal(host, service, signal):
+    # To the main process only: systemd in the lab's containers cannot signal a whole unit.
+    ssh(host, f"kill -s {signal} $(systemctl show -p MainPID --value {_service(service)})")
+
+
+def kill(host, service):
+    """SIGKILL the service's JVM (systemd starts it again after its RestartSec; or: start)."""
+    _signal(host, service, "KILL")
+
+
+def start(host, service):
+    """Start the service (after kill)."""
+    ssh(host, f"systemctl start {_service(service)}")
+
+
+def pause(host, service):
+    """SIGSTOP the service's JVM: it keeps its sockets and sessions, answers nothing (undo: resume)."""
+    _signal(host, service, "STOP")
+
+
+def resume(host, service):
+    """SIGCONT the service's JVM."""
+    _signal(host, service, "CONT")
+
+
+def _in_netns(host, *command, check=True):
+    return run("ip", "netns", "exec", host.netns, *command, check=check)
+
+
+def _ensure_chain(host):
+    if _in_netns(host, "iptables", "-n", "-L", CHAIN, check=False).returncode != 0:
+        _in_netns(host, "iptables", "-N", CHAIN)
+        _in_netns(host, "iptables", "-I", "INPUT", "-j", CHAIN)
+        _in_netns(host, "iptables", "-I", "OUTPUT", "-j", CHAIN)
+
+
+def cut(host, peers):
+    """Drop all traffic between the host and the given lab hosts (undo: connect).
+
+    The controller, and so the clients and Ansible, still reach it."""
+    _ensure_chain(host)
+    for peer in peers:
+        if peer.name != host.name:
+            _in_netns(host, "iptables", "-A", CHAIN, "-s", peer.address, "-j", "DROP")
+            _in_netns(host, "iptables", "-A", CHAIN, "-d", peer.address, "-j", "DROP")
+
+
+def connect(host):
+    """Remove every drop rule of the host."""
+    if _in_netns(host, "iptables", "-n", "-L", CHAIN, check=False).returncode == 0:
+        _in_netns(host, "iptables", "-F", CHAIN)
+
+
+def slow(host, rate="1mbit"):
+    """Limit what the host sends (tc tbf on its interface; undo: unslow)."""
+    _in_netns(host, "tc", "qdisc", "replace", "dev", "eth0", "root", "tbf", "rate", rate,
+              "burst", "32kbit", "latency", "400ms")
+
+
+def unslow(host):
+    """Remove the limit."""
+    _in_netns(host, "tc", "qdisc", "del", "dev", "eth0", "root", check=False)
+
+
+def _require_disk(host):
+    if not host.has_disk:
+        raise LabError(f"{host.name} has no data disk of its own")
+
+
+def fill(host):
+    """Take every free byte of the host's data filesystem (undo: unfill)."""
+    _require_disk(host)
+    ssh(host, f"fallocate -l $(df -B1 --output=avail {config.DATA_DISK_MOUNT} | tail -1) {FILL_FILE} "
+              f"|| true; sync")
+
+
+def unfill(host):
+    """Free it again."""
+    _require_disk(host)
+    ssh(host, f"rm -f {FILL_FILE}")
+
+
+def heal(hosts):
+    """Undo every fault on every running host: network rules and limits, disk faults, paused JVMs.
+    (Powered-off hosts are booted by `lab up`; killed services restart by themselves.)"""
+    for host in hosts:
+        if machines.pid(host) is None:
+            continue
+        connect(host)
+        unslow(host)
+        if host.has_disk:
+            unfill(host)
+        for service in SERVICES:
+            ssh(host, f"kill -s CONT $(systemctl show -p MainPID --value {service}) 2>/dev/null; true")
