@@ -119,13 +119,15 @@ def per_topic(ledger, lost):
 
 
 def watermarks(before, after):
-    """[(topic, partition, hw before, hw after)] of up to CHART_PARTITIONS partitions, regressions first."""
+    """[(topic, partition, hw before, hw after)] of up to CHART_PARTITIONS partitions: regressions first,
+    internal topics last."""
     from pyspark.sql import functions as F
     b = before.select("topic", "partition", F.col("high_watermark").alias("before"))
     a = after.select("topic", "partition", F.col("high_watermark").alias("after"))
     joined = b.join(a, ["topic", "partition"], "full_outer")
     regressed = F.when(F.coalesce("after", F.lit(-1)) < F.coalesce("before", F.lit(-1)), 0).otherwise(1)
-    rows = joined.orderBy(regressed, "topic", "partition").limit(CHART_PARTITIONS).collect()
+    internal = F.col("topic").startswith("__").cast("int")  # __consumer_offsets and the like after the rest
+    rows = joined.orderBy(regressed, internal, "topic", "partition").limit(CHART_PARTITIONS).collect()
     return [(r["topic"], r["partition"], r["before"], r["after"]) for r in rows]
 
 

@@ -18,7 +18,8 @@ def service_starts(hosts, unit):
     any restart changes it, and later starts compare greater."""
     starts = {}
     for h in hosts:
-        show = f"systemctl show -p ExecMainPID -p ExecMainStartTimestampMonotonic --value {unit}"
-        pid, started = ssh_run(h, show).split()
-        starts[h.name] = (int(pid), int(started))
+        # key=value lines: systemctl prints properties in its own order, not in the order asked
+        shown = ssh_run(h, f"systemctl show -p ExecMainPID -p ExecMainStartTimestampMonotonic {unit}")
+        values = dict(line.split("=", 1) for line in shown.split())
+        starts[h.name] = (int(values["ExecMainPID"]), int(values["ExecMainStartTimestampMonotonic"]))
     return starts
