@@ -1,8 +1,9 @@
 """The canary: sequenced records written with acks=all and idempotence, and a ledger of every record the
 cluster acknowledged, for spark/validate_recovery.py to check after a recovery.
 
-Ledger lines (spark/README.md): {"topic", "partition", "offset", "key", "sha256"}, sha256 being the hex
-digest of the value bytes. Deliveries that failed go to a second file: {"key", "error"}.
+Ledger lines (spark/README.md): {"topic", "partition", "offset", "key", "sha256", "acked_at"}, sha256 being
+the hex digest of the value bytes and acked_at the Unix time the acknowledgement arrived (for gaps in
+availability). Deliveries that failed go to a second file: {"key", "error", "at"}.
 Command line: python -m canary --help.
 """
 
@@ -35,12 +36,15 @@ def ensure_topic(bootstrap_servers, topic, partitions=6, replication_factor=3, t
 
 class Canary:
     """Writes record N (key canary-N, a value that names N) at about `rate` records/s, from start() until
-    stop() or `count` records; every acknowledged record is appended to the ledger file."""
+    stop() or `count` records; every acknowledged record is appended to the ledger file.
 
-    def __init__(self, bootstrap_servers, topic, ledger_path, failed_path, rate=100, count=None):
+    acks="all" (the default) writes idempotently; acks="1" (for negative controls: a leader may
+    acknowledge what its followers never get) cannot, as Kafka requires acks=all for idempotence."""
+
+    def __init__(self, bootstrap_servers, topic, ledger_path, failed_path, rate=100, count=None, acks="all"):
         self.topic, self.rate, self.count = topic, rate, count
-        self.producer = Producer({"bootstrap.servers": bootstrap_servers, "acks": "all",
-                                  "enable.idempotence": True, "linger.ms": 5,
+        self.producer = Producer({"bootstrap.servers": bootstrap_servers, "acks": acks,
+                                  "enable.idempotence": acks == "all", "linger.ms": 5,
                                   "delivery.timeout.ms": 120_000})
         self.ledger = open(ledger_path, "a", encoding="utf-8")  # noqa: SIM115 - closed in stop()
         self.failed_file = open(failed_path, "a", encoding="utf-8")  # noqa: SIM115
@@ -51,11 +55,11 @@ class Canary:
         key = msg.key().decode()
         if err is not None:
             self.failed += 1
-            self.failed_file.write(json.dumps({"key": key, "error": str(err)}) + "\n")
+            self.failed_file.write(json.dumps({"key": key, "error": str(err), "at": time.time()}) + "\n")
             return
         self.acked += 1
         entry = {"topic": msg.topic(), "partition": msg.partition(), "offset": msg.offset(), "key": key,
-                 "sha256": hashlib.sha256(msg.value()).hexdigest()}
+                 "sha256": hashlib.sha256(msg.value()).hexdigest(), "acked_at": round(time.time(), 3)}
         self.ledger.write(json.dumps(entry) + "\n")
 
     def _send(self, n):

@@ -1,7 +1,7 @@
 """python -m canary: write canary records and their ledger until a count, a duration, or SIGTERM/SIGINT.
 
   python -m canary --bootstrap-servers kafka1:9092 --ledger run/ledger.jsonl [--topic canary]
-                   [--rate 200] [--count N | --duration SECONDS] [--failed run/failed.jsonl]
+                   [--rate 200] [--count N | --duration SECONDS] [--failed run/failed.jsonl] [--acks 1]
 
 Prints one JSON line at the end: topic, sent, acked, failed, unreported.
 """
@@ -22,6 +22,8 @@ def main(argv=None):
     parser.add_argument("--partitions", type=int, default=6, help="when the topic has to be created")
     parser.add_argument("--replication-factor", type=int, default=3, help="when the topic has to be created")
     parser.add_argument("--rate", type=float, default=100, help="records per second")
+    parser.add_argument("--acks", choices=["all", "1"], default="all",
+                        help="all (idempotent, the default) or 1 (for negative controls)")
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument("--count", type=int, help="stop after this many records")
     limit.add_argument("--duration", type=float, help="stop after this many seconds")
@@ -31,7 +33,7 @@ def main(argv=None):
 
     ensure_topic(args.bootstrap_servers, args.topic, args.partitions, args.replication_factor)
     canary = Canary(args.bootstrap_servers, args.topic, args.ledger, args.failed or f"{args.ledger}.failed",
-                    rate=args.rate, count=args.count)
+                    rate=args.rate, count=args.count, acks=args.acks)
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())

@@ -61,3 +61,17 @@ def test_validator_finds_nothing_lost_then_exactly_the_deleted_records(
     assert {r["reason"] for r in result["lost_records"]} == {"below_log_start"}
     assert "LOSS OR REGRESSION FOUND" in (tmp_path / "lossy" / "report.md").read_text()
     admin.delete_topics([topic])[topic].result(30)
+
+
+def test_canary_with_acks_1_writes_its_ledger_too(bootstrap_servers, tmp_path):
+    topic, ledger = f"canary-{uuid.uuid4().hex[:8]}", tmp_path / "ledger.jsonl"
+    canary = subprocess.run([sys.executable, "-m", "canary", "--bootstrap-servers", bootstrap_servers,
+                             "--topic", topic, "--count", "500", "--rate", "1000", "--acks", "1",
+                             "--ledger", str(ledger)], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert canary.returncode == 0, canary.stderr[-2000:]
+    assert json.loads(canary.stdout.splitlines()[-1])["acked"] == 500
+    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert len({(e["partition"], e["offset"]) for e in entries}) == 500
+    assert all(e["acked_at"] > 1.7e9 for e in entries)
+    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    admin.delete_topics([topic])[topic].result(30)
