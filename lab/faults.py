@@ -7,21 +7,12 @@ under open files, and its emergency read-only state cannot be undone while the h
 """
 
 from . import config, machines
+from .machines import run_on
 from .shell import LabError, run
 
 SERVICES = ("kafka", "zookeeper")
 CHAIN = "LAB-FAULT"  # the host's own iptables chain, jumped to from INPUT and OUTPUT
 FILL_FILE = f"{config.DATA_DISK_MOUNT}/lab-fill"
-
-
-def ssh(host, command):
-    """Run a shell command on a lab host as root; its stdout, or LabError with its stderr."""
-    with machines.ssh(host) as client:
-        _, out, err = client.exec_command(command, timeout=120)
-        status = out.channel.recv_exit_status()
-        if status != 0:
-            raise LabError(f"{host.name}: `{command}` exited {status}: {err.read().decode().strip()}")
-        return out.read().decode()
 
 
 def _service(name):
@@ -32,7 +23,7 @@ def _service(name):
 
 def _signal(host, service, signal):
     # To the main process only: systemd in the lab's containers cannot signal a whole unit.
-    ssh(host, f"kill -s {signal} $(systemctl show -p MainPID --value {_service(service)})")
+    run_on(host, f"kill -s {signal} $(systemctl show -p MainPID --value {_service(service)})")
 
 
 def kill(host, service):
@@ -42,7 +33,7 @@ def kill(host, service):
 
 def start(host, service):
     """Start the service (after kill)."""
-    ssh(host, f"systemctl start {_service(service)}")
+    run_on(host, f"systemctl start {_service(service)}")
 
 
 def pause(host, service):
@@ -102,14 +93,14 @@ def _require_disk(host):
 def fill(host):
     """Take every free byte of the host's data filesystem (undo: unfill)."""
     _require_disk(host)
-    ssh(host, f"fallocate -l $(df -B1 --output=avail {config.DATA_DISK_MOUNT} | tail -1) {FILL_FILE} "
+    run_on(host, f"fallocate -l $(df -B1 --output=avail {config.DATA_DISK_MOUNT} | tail -1) {FILL_FILE} "
               f"|| true; sync")
 
 
 def unfill(host):
     """Free it again."""
     _require_disk(host)
-    ssh(host, f"rm -f {FILL_FILE}")
+    run_on(host, f"rm -f {FILL_FILE}")
 
 
 def heal(hosts):
@@ -123,4 +114,4 @@ def heal(hosts):
         if host.has_disk:
             unfill(host)
         for service in SERVICES:
-            ssh(host, f"kill -s CONT $(systemctl show -p MainPID --value {service}) 2>/dev/null; true")
+            run_on(host, f"kill -s CONT $(systemctl show -p MainPID --value {service}) 2>/dev/null; true")

@@ -137,6 +137,16 @@ def ssh(host, timeout=5):
     return client
 
 
+def run_on(host, command):
+    """Run a shell command on a lab host as root; its stdout, or LabError with its stderr."""
+    with ssh(host) as client:
+        _, out, err = client.exec_command(command, timeout=120)
+        status = out.channel.recv_exit_status()
+        if status != 0:
+            raise LabError(f"{host.name}: `{command}` exited {status}: {err.read().decode().strip()}")
+        return out.read().decode()
+
+
 def system_state(host):
     """systemd's state inside the host ('running', 'starting', ...), or None while sshd does not answer."""
     try:

@@ -1,16 +1,9 @@
 """Commands on lab hosts over SSH (paramiko, the lab's key), for the integration tests."""
 
-from lab import machines
+from lab.machines import run_on
 
-
-def ssh_run(host, command):
-    """Run a command on a lab host as root; returns its stdout (fails the test on a non-zero exit)."""
-    with machines.ssh(host) as client:
-        _, out, err = client.exec_command(command, timeout=120)
-        status = out.channel.recv_exit_status()
-        output = out.read().decode()
-        assert status == 0, f"{host.name}: {command} exited {status}: {err.read().decode()}"
-    return output
+# A command on a lab host as root: its stdout; a non-zero exit raises (and fails the test) with its stderr.
+ssh_run = run_on
 
 
 def service_starts(hosts, unit):
