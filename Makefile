@@ -6,7 +6,7 @@ export PATH := $(VENV)/bin:$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
-.PHONY: setup host-packages venv kafka-archive spark-jars lab-up lab-down lab-status deploy demo test lint unit molecule \
+.PHONY: setup host-packages venv kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos test lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator
 
 setup: host-packages venv kafka-archive spark-jars
@@ -47,6 +47,18 @@ demo: setup
 	ansible-playbook playbooks/site.yml
 	ansible-playbook playbooks/cluster_summary.yml
 	python scripts/demo.py
+
+# Every chaos scenario (tests/chaos/scenarios.py) on a fresh lab, about 40 minutes; writes
+# docs/reliability.md even when a scenario fails (the table says which), then exits with pytest's status.
+chaos: setup
+	python -m lab down
+	python -m lab up
+	ansible-playbook playbooks/site.yml
+	rm -rf .cache/chaos
+	status=0; CHAOS_SCENARIOS=all pytest -p no:cacheprovider -s tests/chaos \
+		--junitxml=.cache/test-results/chaos.xml || status=$$?; \
+	PYTHONPATH=. python tests/chaos/report.py > docs/reliability.md; \
+	echo "wrote docs/reliability.md"; exit $$status
 
 lint: setup
 	yamllint --strict .

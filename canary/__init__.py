@@ -1,9 +1,10 @@
 """The canary: sequenced records written with acks=all and idempotence, and a ledger of every record the
 cluster acknowledged, for spark/validate_recovery.py to check after a recovery.
 
-Ledger lines (spark/README.md): {"topic", "partition", "offset", "key", "sha256", "acked_at"}, sha256 being
-the hex digest of the value bytes and acked_at the Unix time the acknowledgement arrived (for gaps in
-availability). Deliveries that failed go to a second file: {"key", "error", "at"}.
+Ledger lines (spark/README.md): {"topic", "partition", "offset", "key", "sha256", "sent_at", "acked_at"},
+sha256 being the hex digest of the value bytes, sent_at the Unix time the record was handed to the client
+and acked_at the time its acknowledgement arrived (for gaps in availability). Deliveries that failed go to
+a second file: {"key", "error", "sent_at", "at"}.
 Command line: python -m canary --help.
 """
 
@@ -41,29 +42,32 @@ class Canary:
     acks="all" (the default) writes idempotently; acks="1" (for negative controls: a leader may
     acknowledge what its followers never get) cannot, as Kafka requires acks=all for idempotence."""
 
-    def __init__(self, bootstrap_servers, topic, ledger_path, failed_path, rate=100, count=None, acks="all"):
+    def __init__(self, bootstrap_servers, topic, ledger_path, failed_path, rate=100, count=None, acks="all",
+                 delivery_timeout_s=120):
         self.topic, self.rate, self.count = topic, rate, count
         self.producer = Producer({"bootstrap.servers": bootstrap_servers, "acks": acks,
                                   "enable.idempotence": acks == "all", "linger.ms": 5,
-                                  "delivery.timeout.ms": 120_000})
+                                  "delivery.timeout.ms": int(delivery_timeout_s * 1000)})
         self.ledger = open(ledger_path, "a", encoding="utf-8")  # noqa: SIM115 - closed in stop()
         self.failed_file = open(failed_path, "a", encoding="utf-8")  # noqa: SIM115
         self.sent = self.acked = self.failed = 0
         self._stop, self._thread = threading.Event(), None
 
     def _on_delivery(self, err, msg):
-        key = msg.key().decode()
+        key, sent_at = msg.key().decode(), json.loads(msg.value())["at"]
         if err is not None:
             self.failed += 1
-            self.failed_file.write(json.dumps({"key": key, "error": str(err), "at": time.time()}) + "\n")
+            self.failed_file.write(json.dumps({"key": key, "error": str(err), "sent_at": sent_at,
+                                               "at": round(time.time(), 3)}) + "\n")
             return
         self.acked += 1
         entry = {"topic": msg.topic(), "partition": msg.partition(), "offset": msg.offset(), "key": key,
-                 "sha256": hashlib.sha256(msg.value()).hexdigest(), "acked_at": round(time.time(), 3)}
+                 "sha256": hashlib.sha256(msg.value()).hexdigest(), "sent_at": sent_at,
+                 "acked_at": round(time.time(), 3)}
         self.ledger.write(json.dumps(entry) + "\n")
 
     def _send(self, n):
-        value = json.dumps({"seq": n, "at": time.time()}).encode()
+        value = json.dumps({"seq": n, "at": round(time.time(), 3)}).encode()
         while True:
             try:
                 self.producer.produce(self.topic, key=f"canary-{n}".encode(), value=value,

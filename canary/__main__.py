@@ -29,11 +29,14 @@ def main(argv=None):
     limit.add_argument("--duration", type=float, help="stop after this many seconds")
     parser.add_argument("--ledger", required=True, help="acknowledged records are appended here")
     parser.add_argument("--failed", help="failed deliveries are appended here (default: LEDGER.failed)")
+    parser.add_argument("--delivery-timeout", type=float, default=120,
+                        help="seconds a record may wait for its acknowledgement before it counts as failed")
     args = parser.parse_args(argv)
 
     ensure_topic(args.bootstrap_servers, args.topic, args.partitions, args.replication_factor)
     canary = Canary(args.bootstrap_servers, args.topic, args.ledger, args.failed or f"{args.ledger}.failed",
-                    rate=args.rate, count=args.count, acks=args.acks)
+                    rate=args.rate, count=args.count, acks=args.acks,
+                    delivery_timeout_s=args.delivery_timeout)
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())

@@ -65,14 +65,15 @@ def _host(hosts, name):
 def heal(hosts):
     up(hosts)  # boots the hosts that were powered off
     faults.heal(hosts)
-    print("healed: every host running, no drop rules, no bandwidth limits, no filled data filesystem, "
-          "no paused JVM")
+    print("healed: every host running, every data filesystem writable and with free space, no drop rules, "
+          "no bandwidth limits, no paused JVM")
 
 
 # The faults by command name; each function's docstring is its help and names its opposite.
 SERVICE_FAULTS = {"kill": faults.kill, "start": faults.start, "pause": faults.pause, "resume": faults.resume}
 HOST_FAULTS = {"poweroff": machines.power_off, "cut": faults.cut, "connect": faults.connect,
-               "slow": faults.slow, "unslow": faults.unslow, "fill": faults.fill, "unfill": faults.unfill}
+               "slow": faults.slow, "unslow": faults.unslow, "fill": faults.fill, "unfill": faults.unfill,
+               "readonly": faults.read_only, "unplug": faults.unplug, "repair": faults.repair}
 
 
 def main(argv=None):

@@ -2,11 +2,10 @@
 
 Process faults go through systemd inside the host (over SSH); network faults are iptables rules and a tc
 qdisc in the host's network namespace, set from the controller; disk faults act on the host's data
-filesystem. (A read-only or vanished data filesystem is not here yet: ext4 refuses a read-only remount
-under open files, and its emergency read-only state cannot be undone while the host runs.)
+filesystem from the controller (lab/disks.py).
 """
 
-from . import config, machines
+from . import config, disks, machines
 from .machines import run_on
 from .shell import LabError, run
 
@@ -103,12 +102,40 @@ def unfill(host):
     run_on(host, f"rm -f {FILL_FILE}")
 
 
+def read_only(host):
+    """Turn the host's data filesystem read-only, as ext4 does after a disk error (undo: repair)."""
+    _require_disk(host)
+    disks.make_read_only(host)
+
+
+def unplug(host):
+    """Take the host's data filesystem away: every read and write fails with EIO (undo: repair)."""
+    _require_disk(host)
+    disks.take_away(host)
+
+
+def repair(host):
+    """Power the host off, check and remount its data filesystem, boot it again.
+
+    A filesystem that went read-only or away can be written again only after it is unmounted and
+    checked; the host's bind mount holds it until the host is off."""
+    _require_disk(host)
+    if machines.pid(host) is not None:
+        machines.power_off(host)
+    disks.repair(host)
+    machines.start(host)
+    machines.wait_ready([host])
+
+
 def heal(hosts):
-    """Undo every fault on every running host: network rules and limits, disk faults, paused JVMs.
-    (Powered-off hosts are booted by `lab up`; killed services restart by themselves.)"""
+    """Undo every fault on every running host: failed data filesystems (repair), network rules and
+    limits, filled disks, paused JVMs. (Powered-off hosts are booted by `lab up`; killed services
+    restart by themselves.)"""
     for host in hosts:
         if machines.pid(host) is None:
             continue
+        if host.has_disk and disks.failed(host):
+            repair(host)
         connect(host)
         unslow(host)
         if host.has_disk:

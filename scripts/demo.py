@@ -1,9 +1,13 @@
-"""The end of `make demo`, on a freshly deployed lab: data and an acks=all producer, kafka2's power cut,
-kafka4 takes over broker id 2 with replace_broker.yml, and every acknowledged message is read back.
+"""The end of `make demo`, on a freshly deployed lab: the canary writing, a snapshot, kafka2's power cut,
+kafka4 taking over broker id 2 with replace_broker.yml, and the Spark validator's verdict on every
+acknowledged record.
 
-Run: make demo (it boots a fresh lab and deploys it first).
+Run: make demo (it boots a fresh lab and deploys it first). Everything it writes is under
+.cache/demo/<UTC time>/: the canary's ledger, the snapshots and the validator's report.
 """
 
+import datetime
+import json
 import pathlib
 import subprocess
 import sys
@@ -12,13 +16,15 @@ import time
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 from kazoo.client import KazooClient  # noqa: E402
 
+from canary import Canary, ensure_topic  # noqa: E402
 from lab import config, machines  # noqa: E402
-from lab.traffic import AckedProducer, fill, read_all  # noqa: E402
+from lab.traffic import fill  # noqa: E402
 
-TOPIC = "demo-orders"
+DATA_TOPIC = "demo-orders"      # data already there, for the replacement to copy
+CANARY_TOPIC = "canary"
+CANARY_RATE = 200
 THROTTLE = 20 * 1024 * 1024
 
 
@@ -26,52 +32,73 @@ def step(text):
     print(f"\n=== {text}", flush=True)
 
 
+def playbook(name, *args):
+    command = ["ansible-playbook", f"playbooks/{name}", *args]
+    step(" ".join(command))
+    return subprocess.run(command, cwd=REPO).returncode
+
+
+def wait_until_deregistered(zookeeper, broker_id):
+    zk = KazooClient(hosts=zookeeper)
+    zk.start(timeout=15)
+    started = time.monotonic()
+    while zk.exists(f"/brokers/ids/{broker_id}"):
+        print(f"  broker {broker_id} still registered: its ZooKeeper session has not expired yet "
+              f"({time.monotonic() - started:.0f}s)", flush=True)
+        time.sleep(3)
+    zk.stop()
+    print(f"  broker {broker_id} left /brokers/ids after {time.monotonic() - started:.0f}s", flush=True)
+
+
 def main():
     hosts = {h.name: h for h in config.load_hosts()}
     bootstrap = ",".join(f"{h.address}:9092" for h in hosts.values() if "kafka_broker" in h.groups)
     zookeeper = ",".join(f"{h.address}:2181" for h in hosts.values() if "zookeeper" in h.groups) + "/kafka"
+    run_dir = REPO / ".cache" / "demo" / datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
+    run_dir.mkdir(parents=True)
+    snapshots, ledger, report = run_dir / "snapshots", run_dir / "ledger.jsonl", run_dir / "report"
 
-    step(f"topic {TOPIC} (12 partitions, RF 3) with 256 MiB, and an acks=all producer writing 500 msg/s")
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    admin.create_topics([NewTopic(TOPIC, num_partitions=12, replication_factor=3)])[TOPIC].result(30)
-    time.sleep(3)  # every broker learns the new topic
-    filled = fill(bootstrap, TOPIC, 256 * 1024 * 1024)
-    producer = AckedProducer(bootstrap, TOPIC, rate=500)
-    producer.start()
-    time.sleep(5)
+    step(f"topic {DATA_TOPIC} (12 partitions, RF 3) with 256 MiB of data")
+    ensure_topic(bootstrap, DATA_TOPIC, partitions=12)
+    fill(bootstrap, DATA_TOPIC, 256 * 1024 * 1024)
+
+    if playbook("snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}") != 0:
+        sys.exit("snapshot_offsets.yml failed: see its output above")
+    before = max(snapshots.glob("*/*/cluster.json")).parent
+
+    step(f"the canary writes {CANARY_RATE} records/s to {CANARY_TOPIC} (acks=all, idempotent); "
+         f"ledger {ledger}")
+    ensure_topic(bootstrap, CANARY_TOPIC)
+    canary = Canary(bootstrap, CANARY_TOPIC, ledger, run_dir / "failed.jsonl", rate=CANARY_RATE).start()
+    time.sleep(10)
 
     step("kafka2 loses power (no clean shutdown)")
     machines.power_off(hosts["kafka2"])
-    zk = KazooClient(hosts=zookeeper)
-    zk.start(timeout=15)
-    started = time.monotonic()
-    while zk.exists("/brokers/ids/2"):
-        print(f"  broker 2 still registered: its ZooKeeper session has not expired yet "
-              f"({time.monotonic() - started:.0f}s)", flush=True)
-        time.sleep(3)
-    zk.stop()
-    print(f"  broker 2 left /brokers/ids after {time.monotonic() - started:.0f}s", flush=True)
+    wait_until_deregistered(zookeeper, 2)
 
-    command = ["ansible-playbook", "playbooks/replace_broker.yml", "-e", "failed_host=kafka2",
-               "-e", "replacement_host=kafka4", "-e", f"replication_throttle_bytes_per_sec={THROTTLE}"]
-    step(" ".join(command))
-    replaced = subprocess.run(command, cwd=REPO)
-    unreported = producer.stop()
-    if replaced.returncode != 0:
+    replaced = playbook("replace_broker.yml", "-e", "failed_host=kafka2", "-e", "replacement_host=kafka4",
+                        "-e", f"replication_throttle_bytes_per_sec={THROTTLE}")
+    time.sleep(10)  # the canary goes on writing to the repaired cluster
+    unreported = canary.stop()
+    print(f"  canary: {json.dumps(dict(canary.summary(), unreported=unreported))}", flush=True)
+    if replaced != 0:
         sys.exit("replace_broker.yml failed: see its output above")
 
-    step("every acknowledged message read back")
-    read = read_all(bootstrap, TOPIC, len(producer.acked) + filled)
-    lost = len(producer.acked - read)
-    print(f"  acknowledged while kafka2 failed and kafka4 took over: {len(producer.acked)}; failed sends: "
-          f"{len(producer.failed)}; never reported: {unreported}; read back: {len(producer.acked) - lost}; "
-          f"LOST: {lost}")
+    validated = playbook("validate_recovery.yml", "-e", f"before_snapshot={before}", "-e", f"ledger={ledger}",
+                         "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={report}")
+    result = json.loads((report / "result.json").read_text())
+    playbook("cluster_summary.yml")
 
-    step("the cluster now")
-    subprocess.run(["ansible-playbook", "playbooks/cluster_summary.yml"], cwd=REPO, check=True)
-    print("\nThe lab now runs broker 2 on kafka4 and kafka2 is off (the inventory still says kafka2: "
+    verdict = "NOTHING LOST" if validated == 0 else "LOSS OR REGRESSION FOUND"
+    step(f"VERDICT: {verdict}")
+    print(f"  acknowledged by the cluster while kafka2 failed and kafka4 took over: {canary.acked}; "
+          f"lost: {result['lost_records_total']}; failed sends: {canary.failed}; "
+          f"duplicates: {result['duplicate_records_total']}; failed checks: "
+          f"{', '.join(result['failed_checks']) or 'none'}")
+    print(f"  report: {report / 'report.md'} (result.json, chart.png next to it)")
+    print("  The lab now runs broker 2 on kafka4 and kafka2 is off (the inventory still says kafka2: "
           "make lab-down resets the lab).")
-    return 1 if lost else 0
+    return validated
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ READABLE_SCHEMA = StructType([
     StructField("partition", IntegerType()),
     StructField("offset", LongType()),
     StructField("sha256", StringType()),
+    StructField("key", StringType()),  # for duplicate_records only
 ])
 
 # The names `run_checks` gives its results and `summarize` expects.
@@ -105,6 +106,20 @@ def lost_records(ledger: DataFrame, readable: DataFrame, after_partitions: DataF
               .when(F.col("offset") < F.col("log_start_offset"), "below_log_start")
               .otherwise("missing"))
     return joined.select(*_TPO, "key", "expected_sha256", "actual_sha256", reason.alias("reason"))
+
+
+def duplicate_records(readable: DataFrame) -> DataFrame:
+    """Keys readable at more than one offset: a write the producer retried and the broker stored twice.
+    Not loss, and not part of the verdict; with an idempotent producer there are none.
+
+    Needs a key column in readable (records without a key are not counted). Columns: topic, key,
+    copies (> 1), offsets (sorted, as partition:offset strings).
+    """
+    keyed = readable.where(F.col("key").isNotNull())
+    where = F.concat_ws(":", F.col("partition").cast("string"), F.col("offset").cast("string"))
+    return (keyed.groupBy("topic", "key")
+            .agg(F.count(F.lit(1)).alias("copies"), F.sort_array(F.collect_list(where)).alias("offsets"))
+            .where(F.col("copies") > 1))
 
 
 def high_watermark_regressions(before_partitions: DataFrame, after_partitions: DataFrame) -> DataFrame:

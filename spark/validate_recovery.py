@@ -98,7 +98,7 @@ def read_ledger(spark, path):
 
 
 def read_records(spark, bootstrap_servers, topics):
-    """(topic, partition, offset, sha256 of the value) of every record still readable in the topics."""
+    """(topic, partition, offset, sha256 of the value, key) of every record still readable in the topics."""
     from pyspark.sql import functions as F
     records = (spark.read.format("kafka")
                .option("kafka.bootstrap.servers", bootstrap_servers)
@@ -106,7 +106,8 @@ def read_records(spark, bootstrap_servers, topics):
                .option("startingOffsets", "earliest").option("endingOffsets", "latest")
                .option("failOnDataLoss", "false")  # records deleted since are what we look for
                .load())
-    return records.select("topic", "partition", "offset", F.sha2("value", 256).alias("sha256"))
+    return records.select("topic", "partition", "offset", F.sha2("value", 256).alias("sha256"),
+                          F.col("key").cast("string").alias("key"))
 
 
 def per_topic(ledger, lost):
@@ -171,12 +172,15 @@ def _table(rows, columns):
 
 def write_report(report_dir, result, samples):
     ok = result["verdict"] == checks.VERDICT_OK
+    duplicates = result["duplicate_records_total"]
+    duplicates = "not checked" if duplicates is None else duplicates
     text = [f"# Recovery validation: {'NOTHING LOST' if ok else 'LOSS OR REGRESSION FOUND'}\n",
             f"- cluster: {result['cluster_id']}",
             f"- before: {result['before']} ({result['before_taken_at']})",
             f"- after: {result['after']} ({result['after_taken_at']})",
             f"- ledger: {result['ledger'] or 'none (acknowledged records not checked)'}",
-            f"- checked at: {result['checked_at']}\n",
+            f"- checked at: {result['checked_at']}",
+            f"- duplicate records (keys readable more than once; not loss): {duplicates}\n",
             "## Checks\n",
             _table([{"check": name, "problems": count,
                      "reasons": json.dumps(result["reasons"].get(name, {})),
@@ -199,6 +203,7 @@ def write_report(report_dir, result, samples):
 
 def judge(spark, args):
     """Run the checks; returns (summary, per-topic counts, sample rows per check, high watermark rows)."""
+    from pyspark.sql import functions as F
     before, _ = read_snapshot(spark, args.before)
     after, groups_after = read_snapshot(spark, args.after)
     ledger = readable = None
@@ -213,6 +218,11 @@ def judge(spark, args):
     if ledger is not None:
         results[checks.LOST_RECORDS] = results[checks.LOST_RECORDS].persist()
     summary = checks.summarize(results, args.lost_limit)
+    summary["duplicate_records_total"] = None
+    if readable is not None:
+        duplicates = checks.duplicate_records(readable).persist()
+        summary["duplicate_records_total"] = duplicates.agg(F.sum(F.col("copies") - 1)).first()[0] or 0
+        results["duplicate_records"] = duplicates
     topics_counts = per_topic(ledger, results[checks.LOST_RECORDS]) if ledger is not None else {}
     samples = {name: [r.asDict(recursive=True) for r in df.limit(TABLE_ROWS).collect()]
                for name, df in results.items() if name != checks.LOST_RECORDS}
@@ -265,7 +275,8 @@ def main(argv=None):
     lost = result["lost_records_total"]
     print(f"verdict: {'NOTHING LOST' if result['exit_status'] == EXIT_OK else 'LOSS OR REGRESSION FOUND'}; "
           f"lost records: {'not checked (no ledger)' if lost is None else lost}; failed checks: "
-          f"{', '.join(result['failed_checks']) or 'none'}; report: {args.report_dir}/report.md")
+          f"{', '.join(result['failed_checks']) or 'none'}; duplicate records: "
+          f"{result['duplicate_records_total']}; report: {args.report_dir}/report.md")
     return result["exit_status"]
 
 

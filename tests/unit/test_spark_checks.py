@@ -178,6 +178,19 @@ def test_a_deleted_topic_disappears_and_its_committed_offsets_point_nowhere(df, 
     assert result(checks.high_watermark_regressions(before, after), HW_COLUMNS) == []
 
 
+# duplicate_records
+
+KEYED = "topic string, partition int, offset long, sha256 string, key string"
+
+
+def test_a_key_readable_twice_is_one_duplicate_and_keyless_records_are_not_counted(df):
+    back = df(KEYED, [("orders", 0, 0, sha("a"), "k0"), ("orders", 1, 5, sha("a"), "k0"),
+                      ("orders", 0, 1, sha("b"), "k1"), ("orders", 0, 2, sha("c"), None),
+                      ("orders", 0, 3, sha("c"), None), ("other", 0, 0, sha("a"), "k1")])
+    found = checks.duplicate_records(back)
+    assert result(found, ["topic", "key", "copies", "offsets"]) == [("orders", "k0", 2, ["0:0", "1:5"])]
+
+
 # high_watermark_regressions
 
 

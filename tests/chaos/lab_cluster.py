@@ -1,0 +1,124 @@
+"""The lab cluster as the chaos scenarios see it: its hosts, who leads and who controls, waiting until it is
+healthy again, and the project's playbooks run as an operator runs them."""
+
+import hashlib
+import os
+import subprocess
+import time
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+from confluent_kafka.admin import AdminClient
+
+from lab import config
+
+KAFKA_PORT = 9092
+
+
+class LabCluster:
+    def __init__(self):
+        self.hosts = {h.name: h for h in config.load_hosts()}
+        self.brokers = [h for h in self.hosts.values() if "kafka_broker" in h.groups]
+        self.zookeepers = [h for h in self.hosts.values() if "zookeeper" in h.groups]
+        self.spares = [h for h in self.hosts.values() if "kafka_spare" in h.groups]
+        self.bootstrap = ",".join(f"{h.address}:{KAFKA_PORT}" for h in self.brokers)
+        self.zookeeper_connect = ",".join(f"{h.address}:2181" for h in self.zookeepers) + "/kafka"
+        self.broker_ids = set(range(1, len(self.brokers) + 1))
+
+    def admin(self):
+        return AdminClient({"bootstrap.servers": self.bootstrap})
+
+    def _host_at(self, address):
+        return next(h for h in self.hosts.values() if h.address == address)
+
+    def host_of(self, broker_id):
+        admin = self.admin()
+        return self._host_at(admin.list_topics(timeout=10).brokers[broker_id].host)
+
+    def leader(self, topic, partition=0):
+        """The lab host that leads the partition now."""
+        admin = self.admin()
+        metadata = admin.list_topics(topic, timeout=10)
+        broker_id = metadata.topics[topic].partitions[partition].leader
+        return self._host_at(metadata.brokers[broker_id].host)
+
+    def controller(self):
+        admin = self.admin()
+        return self._host_at(admin.describe_cluster(request_timeout=10).result(15).controller.host)
+
+    def problems(self):
+        """What keeps the cluster from being healthy: missing brokers, partitions without a leader or
+        with a replica out of the ISR ([] when healthy)."""
+        admin = self.admin()
+        metadata = admin.list_topics(timeout=10)
+        found = [f"broker {b} not registered" for b in sorted(self.broker_ids - set(metadata.brokers))]
+        short = [f"{t}[{p.id}]" for t, topic in metadata.topics.items() for p in topic.partitions.values()
+                 if p.leader < 0 or set(p.isrs) != set(p.replicas)]
+        if short:
+            found.append(f"{len(short)} partition(s) without a leader or a full ISR: {', '.join(short[:6])}")
+        return found
+
+    def wait_healthy(self, timeout=600):
+        """Wait until every broker is registered and every partition has a leader and a full ISR (seen
+        twice, a second apart: one broker's metadata may lag)."""
+        started = time.monotonic()
+        last_report, healthy_seen = started, 0
+        while healthy_seen < 2:
+            try:
+                problems = self.problems()
+            except Exception as exc:  # a broker that is going away times the request out
+                problems = [f"metadata unavailable: {exc}"]
+            healthy_seen = healthy_seen + 1 if not problems else 0
+            waited = time.monotonic() - started
+            if problems and waited > timeout:
+                raise AssertionError(f"cluster not healthy after {timeout}s: {'; '.join(problems)}")
+            if problems and time.monotonic() - last_report >= 10:
+                print(f"  waiting for the cluster ({waited:.0f}s): {'; '.join(problems)}", flush=True)
+                last_report = time.monotonic()
+            time.sleep(1)
+        return time.monotonic() - started
+
+    def read_back(self, topic):
+        """{(partition, offset): sha256 of the value} of every record readable in the topic now."""
+        consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": f"{topic}-read-back",
+                             "enable.auto.commit": False})
+        try:
+            partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+            ends = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
+                    for p in partitions}
+            consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in partitions])
+            records, pending = {}, {p for p, end in ends.items() if end > 0}
+            deadline = time.monotonic() + 300
+            while pending and time.monotonic() < deadline:
+                for msg in consumer.consume(num_messages=1000, timeout=1):
+                    if msg.error():
+                        continue  # end of partition and the like
+                    records[(msg.partition(), msg.offset())] = hashlib.sha256(msg.value()).hexdigest()
+                    if msg.offset() + 1 >= ends[msg.partition()]:
+                        pending.discard(msg.partition())
+            if pending:
+                raise AssertionError(f"{topic}: partitions {sorted(pending)} not read to their end in 300s")
+            return records
+        finally:
+            consumer.close()
+
+    def delete_topic(self, topic):
+        for attempt in range(10):
+            try:
+                admin = self.admin()  # referenced until the result: a collected client cancels it
+                admin.delete_topics([topic])[topic].result(30)
+                return
+            except Exception:
+                if attempt == 9:
+                    raise
+                time.sleep(3)
+
+
+def run_playbook(playbook, *args):
+    """Run one of the project's playbooks as an operator would; output is shown as it comes."""
+    env = dict(os.environ, ANSIBLE_CONFIG=str(config.REPO / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0",
+               ANSIBLE_NOCOLOR="1")
+    command = ["ansible-playbook", f"playbooks/{playbook}", *args]
+    print(f"  $ {' '.join(command)}", flush=True)
+    proc = subprocess.run(command, cwd=config.REPO, env=env, capture_output=True, text=True)
+    print(proc.stdout[-6000:], proc.stderr[-3000:], flush=True)
+    return proc
