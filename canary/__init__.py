@@ -20,12 +20,18 @@ from confluent_kafka.admin import AdminClient, NewTopic
 def ensure_topic(bootstrap_servers, topic, partitions=6, replication_factor=3, timeout=30):
     """Create the canary topic if it is missing, and wait until every partition has a leader."""
     admin = AdminClient({"bootstrap.servers": bootstrap_servers})
-    try:
-        admin.create_topics([NewTopic(topic, partitions, replication_factor)])[topic].result(timeout)
-    except KafkaException as exc:
-        if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
-            raise
     deadline = time.monotonic() + timeout
+    while True:
+        try:
+            admin.create_topics([NewTopic(topic, partitions, replication_factor)])[topic].result(timeout)
+            break
+        except KafkaException as exc:
+            error = exc.args[0]
+            if error.code() == KafkaError.TOPIC_ALREADY_EXISTS:
+                break
+            if not error.retriable() or time.monotonic() > deadline:  # e.g. the controller just moved
+                raise
+            time.sleep(1)
     while True:
         found = admin.list_topics(topic, timeout=timeout).topics[topic]
         if found.error is None and found.partitions and all(p.leader >= 0 for p in found.partitions.values()):

@@ -33,7 +33,10 @@ def ensure(host):
         run("mkfs.ext4", "-q", "-F", "-L", f"data-{host.name}"[:16], str(img))
     mnt.mkdir(exist_ok=True)
     if not os.path.ismount(mnt):
-        run("mount", "-o", "loop,errors=remount-ro", str(img), str(mnt))
+        # A loop device of its own each time (mount -o loop would reuse one still attached to the image,
+        # and with it a filesystem that failed before; see repair).
+        device = run("losetup", "--find", "--show", str(img)).stdout.strip()
+        run("mount", "-o", "errors=remount-ro", device, str(mnt))
     return mnt
 
 
@@ -83,14 +86,14 @@ def repair(host):
     name = _device_name(host) if os.path.ismount(mnt) else None
     while os.path.ismount(mnt):
         run("umount", str(mnt))
-    # The host's mount namespace dies a moment after its last process: until then the filesystem lives
-    # on (its ext4 sysfs entry says so), and checking or remounting it would get the broken one back.
-    deadline = time.monotonic() + 30
-    while name and pathlib.Path(f"/sys/fs/ext4/{name}").exists():
-        if time.monotonic() > deadline:
-            raise LabError(f"{host.name}: its data filesystem ({name}) is still mounted somewhere 30s after "
-                           f"the host stopped; see: grep {name} /proc/*/mountinfo")
+    # The failed filesystem usually goes away a moment after the host's last process; sometimes the
+    # kernel keeps it (its ext4 sysfs entry stays) until the lab goes down. It never writes again after
+    # the error, so the image is checked and mounted through a new loop device either way.
+    deadline = time.monotonic() + 20
+    while name and pathlib.Path(f"/sys/fs/ext4/{name}").exists() and time.monotonic() < deadline:
         time.sleep(0.5)
+    if name:
+        run("losetup", "-d", f"/dev/{name}", check=False)
     fsck = run("e2fsck", "-f", "-y", str(image(host)), check=False)
     if fsck.returncode not in (0, 1, 2):  # 1, 2: errors corrected
         raise LabError(f"e2fsck could not repair {image(host)} ({fsck.returncode}):\n{fsck.stdout}")

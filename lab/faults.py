@@ -21,8 +21,11 @@ def _service(name):
 
 
 def _signal(host, service, signal):
-    # To the main process only: systemd in the lab's containers cannot signal a whole unit.
-    run_on(host, f"kill -s {signal} $(systemctl show -p MainPID --value {_service(service)})")
+    # To the main process only: systemd in the lab's containers cannot signal a whole unit. MainPID is 0
+    # while the service is down, and `kill 0` would signal the SSH session itself: refuse instead.
+    name = _service(service)
+    run_on(host, f"pid=$(systemctl show -p MainPID --value {name}); if [ \"$pid\" = 0 ]; then "
+                 f"echo '{name} is not running' >&2; exit 1; fi; kill -s {signal} $pid")
 
 
 def kill(host, service):

@@ -3,39 +3,20 @@ of the way in and healed, the cluster healthy again, then the Spark validator (v
 the canary's ledger, cross-checked by reading the topic back with a plain consumer.
 
 Returns the figures docs/reliability.md shows: acknowledged, lost, duplicates, failed sends, seconds of
-unavailability (see `unavailable_seconds`).
+unavailability (canary.availability).
 """
 
 import json
+import shutil
 import time
 import uuid
 
 from lab_cluster import run_playbook
 
 from canary import Canary, ensure_topic
+from canary.availability import unavailable_seconds
 
 RATE = 200            # canary records per second
-SLOW_ACK_S = 1.0      # a write acknowledged (or failed) later than this counts toward unavailability
-
-
-def unavailable_seconds(ledger_lines, failed_lines):
-    """Seconds during which at least one write waited more than SLOW_ACK_S for its acknowledgement, or
-    was never acknowledged: the length of the union of [sent_at, acked_at] (or [sent_at, failed at]) of
-    those writes."""
-    spans = sorted([(e["sent_at"], e["acked_at"]) for e in ledger_lines
-                    if e["acked_at"] - e["sent_at"] > SLOW_ACK_S]
-                   + [(f["sent_at"], f["at"]) for f in failed_lines])
-    total, current = 0.0, None
-    for start, end in spans:
-        if current and start <= current[1]:
-            current = (current[0], max(current[1], end))
-            continue
-        if current:
-            total += current[1] - current[0]
-        current = (start, end)
-    if current:
-        total += current[1] - current[0]
-    return round(total, 1)
 
 
 def _read_jsonl(path):
@@ -45,7 +26,8 @@ def _read_jsonl(path):
 
 
 def run(scenario, cluster, workdir):
-    workdir.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(workdir, ignore_errors=True)  # the canary appends: start from an empty ledger
+    workdir.mkdir(parents=True)
     topic = f"chaos-{scenario.key}-{uuid.uuid4().hex[:6]}"
     ledger, failed = workdir / "ledger.jsonl", workdir / "failed.jsonl"
     print(f"\n=== scenario {scenario.number}: {scenario.title} (acks={scenario.acks}, topic {topic})",

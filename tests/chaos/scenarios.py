@@ -35,13 +35,25 @@ def bounce_leader_five_times(cluster, topic):
     return {"bounced": bounced}
 
 
+def _kill_and_wait_for_restart(cluster, host):
+    """SIGKILL the host's broker; wait until systemd started a new JVM (RestartSec), the old ZooKeeper
+    session expired (until then the dead broker still looks registered and in sync) and the cluster is
+    healthy again."""
+    main_pid = "systemctl show -p MainPID --value kafka"
+    killed = run_on(host, main_pid).strip()
+    faults.kill(host, "kafka")
+    started = time.monotonic()
+    while run_on(host, main_pid).strip() in ("0", killed):
+        time.sleep(1)
+    time.sleep(max(0, SESSION_TIMEOUT_S + 2 - (time.monotonic() - started)))
+    cluster.wait_healthy()
+
+
 def kill_leader_then_controller(cluster, topic):
     leader = cluster.leader(topic)
-    faults.kill(leader, "kafka")  # systemd starts it again after RestartSec
-    cluster.wait_healthy()
+    _kill_and_wait_for_restart(cluster, leader)
     controller = cluster.controller()
-    faults.kill(controller, "kafka")
-    cluster.wait_healthy()
+    _kill_and_wait_for_restart(cluster, controller)
     return {"killed": [f"{leader.name} (leader)", f"{controller.name} (controller)"]}
 
 
