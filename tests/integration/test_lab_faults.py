@@ -96,3 +96,21 @@ def test_fill_takes_the_free_space_and_unfill_gives_it_back():
     assert int(ssh_run(kafka2, free)) < 1024 * 1024
     _lab("unfill", "kafka2")
     assert int(ssh_run(kafka2, free)) >= before - 64 * 1024 * 1024
+
+
+def _write_probe(host):
+    """Whether a file can be written on the host's data filesystem, and the error when not."""
+    return ssh_run(host, "echo x > /var/lib/kafka/lab-probe 2>&1 && sync && echo written || true").strip()
+
+
+@pytest.mark.parametrize("fault, error", [("readonly", "Read-only file system"),
+                                          ("unplug", "Input/output error")])
+def test_a_failed_data_filesystem_refuses_writes_until_repaired(fault, error):
+    kafka4 = _host("kafka4")  # the spare: no broker to disturb
+    assert _write_probe(kafka4) == "written"
+    _lab(fault, "kafka4")
+    assert error in _write_probe(kafka4)
+    _lab("repair", "kafka4")  # power off, e2fsck, a fresh mount, boot
+    assert _write_probe(kafka4) == "written"
+    assert ssh_run(kafka4, "cat /var/lib/kafka/lab-probe").strip() == "x"
+    ssh_run(kafka4, "rm -f /var/lib/kafka/lab-probe")
