@@ -100,7 +100,9 @@ def test_fill_takes_the_free_space_and_unfill_gives_it_back():
 
 def _write_probe(host):
     """Whether a file can be written on the host's data filesystem, and the error when not."""
-    return ssh_run(host, "echo x > /var/lib/kafka/lab-probe 2>&1 && sync && echo written || true").strip()
+    # The shell reports a failed redirection on its own stderr: group the commands to catch it.
+    probe = "{ echo x > /var/lib/kafka/lab-probe && sync && echo written; } 2>&1 || true"
+    return ssh_run(host, probe).strip()
 
 
 @pytest.mark.parametrize("fault, error", [("readonly", "Read-only file system"),
