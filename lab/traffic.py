@@ -6,6 +6,7 @@ import threading
 import time
 
 from confluent_kafka import Consumer, KafkaException, Producer
+from confluent_kafka.admin import AdminClient
 
 
 class AckedProducer:
@@ -86,3 +87,17 @@ def read_all(bootstrap_servers, topic, expected, timeout=120):
     finally:
         consumer.close()
     return read
+
+
+def delete_topic(bootstrap_servers, topic, attempts=10):
+    """Delete a topic, retrying while the controller moves (after a roll or a fault the old one may
+    answer): each attempt with a fresh client, which asks the current controller."""
+    for attempt in range(attempts):
+        try:
+            admin = AdminClient({"bootstrap.servers": bootstrap_servers})  # referenced until the result
+            admin.delete_topics([topic])[topic].result(30)
+            return
+        except (KafkaException, TimeoutError):
+            if attempt == attempts - 1:
+                raise
+            time.sleep(3)

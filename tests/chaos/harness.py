@@ -15,6 +15,7 @@ from lab_cluster import run_playbook
 
 from canary import Canary, ensure_topic
 from canary.availability import unavailable_seconds
+from lab.traffic import delete_topic
 
 RATE = 200            # canary records per second
 
@@ -61,7 +62,7 @@ def run(scenario, cluster, workdir):
     entries, failures = _read_jsonl(ledger), _read_jsonl(failed)
     readable = cluster.read_back(topic)
     not_read_back = sum(1 for e in entries if readable.get((e["partition"], e["offset"])) != e["sha256"])
-    cluster.delete_topic(topic)
+    delete_topic(cluster.bootstrap, topic)
     summary = {
         "scenario": scenario.key, "number": scenario.number, "title": scenario.title, "acks": scenario.acks,
         "sent": canary.sent, "acked": canary.acked, "failed": canary.failed, "unreported": unreported,

@@ -30,9 +30,10 @@ class LabCluster:
     def _host_at(self, address):
         return next(h for h in self.hosts.values() if h.address == address)
 
-    def host_of(self, broker_id):
+    def broker_id(self, host):
+        """The id of the broker registered at the host's address."""
         admin = self.admin()
-        return self._host_at(admin.list_topics(timeout=10).brokers[broker_id].host)
+        return next(b.id for b in admin.list_topics(timeout=10).brokers.values() if b.host == host.address)
 
     def leader(self, topic, partition=0):
         """The lab host that leads the partition now."""
@@ -100,17 +101,6 @@ class LabCluster:
             return records
         finally:
             consumer.close()
-
-    def delete_topic(self, topic):
-        for attempt in range(10):
-            try:
-                admin = self.admin()  # referenced until the result: a collected client cancels it
-                admin.delete_topics([topic])[topic].result(30)
-                return
-            except Exception:
-                if attempt == 9:
-                    raise
-                time.sleep(3)
 
 
 def run_playbook(playbook, *args):

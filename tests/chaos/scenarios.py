@@ -163,7 +163,7 @@ def replace_leader(cluster, topic):
     """Power the leader's host off, replace it with the spare; afterwards the lab is put back (the spare
     bare again, the old host booted, its broker catching up on its old data)."""
     leader, spare = cluster.leader(topic), cluster.spares[0]
-    broker_id = next(i for i in cluster.broker_ids if cluster.host_of(i) == leader)
+    broker_id = cluster.broker_id(leader)
     machines.power_off(leader)
     started = time.monotonic()
     while _registered(cluster, broker_id):

@@ -7,10 +7,10 @@ import time
 import uuid
 
 import pytest
-from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from lab import config
+from lab.traffic import delete_topic
 
 KAFKA_PORT = 9092
 ZOOKEEPER_PORT = 2181
@@ -77,16 +77,7 @@ def topic(brokers, bootstrap_servers):
             assert time.monotonic() < deadline, f"topic {name} is not known with leaders after 30s"
             time.sleep(0.5)
     yield name
-    # A test may have moved the controller: a fresh client asks the new one; retry while it moves.
-    for attempt in range(10):
-        try:
-            fresh = AdminClient({"bootstrap.servers": bootstrap_servers})  # referenced until the result
-            fresh.delete_topics([name])[name].result(30)
-            return
-        except KafkaException:
-            if attempt == 9:
-                raise
-            time.sleep(3)
+    delete_topic(bootstrap_servers, name)  # a test may have moved the controller
 
 
 def _ansible_env():
