@@ -6,10 +6,16 @@ export PATH := $(VENV)/bin:$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
-.PHONY: setup host-packages venv kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos test lint unit molecule \
+.PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos test lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator
 
-setup: host-packages venv kafka-archive spark-jars
+setup: host-packages venv collection-link kafka-archive spark-jars
+
+# The checkout is the kafkaops.toolkit collection; ansible.cfg's collections_path finds it here.
+COLLECTION_LINK := $(CURDIR)/.cache/collections/ansible_collections/kafkaops/toolkit
+collection-link:
+	mkdir -p $(dir $(COLLECTION_LINK))
+	ln -sfn $(CURDIR) $(COLLECTION_LINK)
 
 host-packages:
 	scripts/install_host_packages.sh

@@ -3,7 +3,9 @@ zookeeper_ensemble_info): it runs the module once per poll with wait_timeout=0 a
 line with an ETA between polls, so a long wait at 3 a.m. shows what it waits for.
 
 The modules answer one check each: `done`, `remaining` (a count that falls to 0, for the ETA),
-`progress` (one line for people) and `timeout_msg` (the failure to report if time runs out).
+`progress` (one line for people) and `timeout_msg` (the failure to report if time runs out). A failed
+check is retried only when the module marks it `retryable` (the cluster may answer later); any other
+failure (a name that does not resolve, a refused login, bad arguments) ends the wait at once.
 Each waiting module's action plugin file is a symlink to this one; self._task.action names the module.
 """
 
@@ -26,6 +28,13 @@ def eta_text(samples):
     return f", ETA ~{r1 / rate:.0f}s"
 
 
+# Failed checks are retried only when the module says waiting may fix them (retryable), and for at most
+# this long in a row: a cluster that refuses every connection for longer is not "not yet".
+ERROR_GRACE_SECONDS = 60
+# Kafka's LogDirsCommand (a JVM run) for the bytes still to copy: at most this often.
+BYTES_INTERVAL_SECONDS = 15
+
+
 class ActionModule(ActionBase):
     _supports_check_mode = True
 
@@ -34,25 +43,48 @@ class ActionModule(ActionBase):
         args = dict(self._task.args)
         wait_timeout = int(args.get("wait_timeout", 0))
         poll_interval = float(args.pop("poll_interval", 3))
-        name = self._task.action.split(".")[-1]
+        module = self._task.action  # the module's full name: kafkaops.toolkit.<module>
+        name = module.split(".")[-1]
+        started = time.monotonic()
+        bytes_read_at, copy = None, {}   # the last bytes figure: bytes_missing and copy_progress
 
         def check():
-            return self._execute_module(module_name=name, module_args=dict(args, wait_timeout=0),
-                                        task_vars=task_vars)
+            nonlocal bytes_read_at
+            call = dict(args, wait_timeout=0)
+            if "kafka_tools_home" in args and bytes_read_at is not None \
+                    and time.monotonic() - bytes_read_at < BYTES_INTERVAL_SECONDS:
+                call.pop("kafka_tools_home")
+            elif "kafka_tools_home" in args:
+                bytes_read_at = time.monotonic()
+            result = self._execute_module(module_name=module, module_args=call, task_vars=task_vars)
+            if "bytes_missing" in result:
+                copy.update(bytes_missing=result["bytes_missing"], copy_progress=result["copy_progress"])
+            elif copy and not result.get("failed"):
+                result.update(remaining=copy["bytes_missing"], bytes_missing=copy["bytes_missing"],
+                              copy_progress=copy["copy_progress"])
+            return result
 
         result = check()
         if wait_timeout <= 0:
             return result
-        started = time.monotonic()
-        samples, last_line = [], None
+        samples, last_line, failing_since = [], None, None
         while True:
             waited = time.monotonic() - started
             if not result.get("failed") and result.get("done"):
                 result["waited"] = round(waited, 1)
                 return result
-            line = result.get("progress") or f"cannot check yet: {result.get('msg')}"
-            if not result.get("failed"):
+            if result.get("failed"):
+                failing_since = failing_since if failing_since is not None else waited
+                if not result.get("retryable"):
+                    return result  # waiting cannot fix it: fail now, with the module's error
+                if waited - failing_since > ERROR_GRACE_SECONDS:
+                    result["msg"] = f"still failing after {ERROR_GRACE_SECONDS}s: {result.get('msg')}"
+                    return result
+                line = f"cannot check yet: {result.get('msg')}"
+            else:
+                failing_since = None
                 samples.append((waited, result.get("remaining")))
+                line = result.get("progress", "") + result.get("copy_progress", "")
             if line != last_line or int(waited) % 30 < poll_interval:
                 display.display(f"  [{name}] {line} (waited {waited:.0f}s{eta_text(samples)})")
                 last_line = line

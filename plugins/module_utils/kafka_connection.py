@@ -5,6 +5,7 @@ Modules add CONNECTION_ARGS to their argument spec and open clients with admin_c
 """
 
 import json
+import socket
 
 CONNECTION_ARGS = dict(
     bootstrap_servers=dict(type="str", required=True),
@@ -19,6 +20,47 @@ CONNECTION_ARGS = dict(
     ssl_certificate_location=dict(type="path"),
     ssl_key_location=dict(type="path"),
 )
+
+
+class PermanentError(Exception):
+    """An error that waiting cannot fix (a name that does not resolve, a refused login, bad arguments)."""
+
+
+# librdkafka error names that no retry fixes.
+_PERMANENT_KAFKA_ERRORS = {"_AUTHENTICATION", "SASL_AUTHENTICATION_FAILED", "_SSL", "_INVALID_ARG",
+                           "CLUSTER_AUTHORIZATION_FAILED", "TOPIC_AUTHORIZATION_FAILED",
+                           "UNSUPPORTED_SASL_MECHANISM", "ILLEGAL_SASL_STATE"}
+
+
+def _host_ports(servers):
+    """('host', port) of each 'host:port' in a comma-separated list (a ZooKeeper chroot is dropped)."""
+    pairs = []
+    for item in servers.split("/", 1)[0].split(","):
+        host, _, port = item.strip().rpartition(":")
+        if not host or not port.isdigit():
+            raise PermanentError(f"{item.strip()!r} is not host:port")
+        pairs.append((host.strip("[]"), int(port)))
+    return pairs
+
+
+def check_addresses(params):
+    """Resolve every bootstrap server and ZooKeeper member: a name that does not resolve is a wrong
+    inventory, not a 'not yet'."""
+    for key in ("bootstrap_servers", "zookeeper_connect"):
+        for host, port in _host_ports(params[key]):
+            try:
+                socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            except socket.gaierror as exc:
+                raise PermanentError(f"{key}: {host} does not resolve ({exc.strerror})") from None
+
+
+def is_permanent(exc):
+    """Whether an error from reading the cluster cannot be fixed by waiting."""
+    if isinstance(exc, PermanentError):
+        return True
+    error = exc.args[0] if exc.args else None
+    name = getattr(error, "name", None)
+    return callable(name) and name() in _PERMANENT_KAFKA_ERRORS
 
 
 def admin_config(params):
@@ -118,6 +160,7 @@ def read_settings(admin, topics, brokers, timeout):
 
 def read_cluster_state(params):
     """The cluster as the decisions in kafka_state see it. Connections closed before returning."""
+    check_addresses(params)
     zk = zk_client(params)
     try:
         state = read_zk_registry(zk)

@@ -100,3 +100,22 @@ def describe(plan):
     if not rates and not topics:
         return "nothing"
     return "; ".join(rates + [f"throttled replicas on {len(topics)} topic(s)"])
+
+
+def merge(*plans):
+    """One plan holding every topic entry and broker rate of the given plans (an earlier run's record and
+    this run's additions)."""
+    merged = {"topics": {}, "brokers": {}}
+    for plan in plans:
+        for topic, configs in (plan or {}).get("topics", {}).items():
+            for name, entries in configs.items():
+                current = merged["topics"].setdefault(topic, {}).setdefault(name, [])
+                current.extend(e for e in entries if e not in current)
+        for broker, names in (plan or {}).get("brokers", {}).items():
+            current = merged["brokers"].setdefault(int(broker), [])
+            current.extend(n for n in names if n not in current)
+    for configs in merged["topics"].values():
+        for name in configs:
+            configs[name] = sorted(configs[name], key=_entry_key)
+    merged["brokers"] = {b: sorted(n) for b, n in sorted(merged["brokers"].items())}
+    return merged

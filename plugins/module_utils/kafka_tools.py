@@ -15,11 +15,19 @@ LOG_DIRS_COMMAND = "org.apache.kafka.tools.LogDirsCommand"
 CONFIG_COMMAND = "kafka.admin.ConfigCommand"
 
 
+def tools_problem(kafka_tools_home):
+    """Why Kafka's tools cannot run from kafka_tools_home, or None when they can."""
+    if not kafka_tools_home or not os.path.isdir(os.path.join(kafka_tools_home, "libs")):
+        return (f"kafka_tools_home ({kafka_tools_home!r}) must be a Kafka distribution with libs/ on the machine "
+                "running this module, to run Kafka's own tools")
+    return None
+
+
 def run_tool(kafka_tools_home, main_class, args, timeout):
     """Run one of Kafka's tools; its stdout, or RuntimeError with the end of its stderr."""
-    if not kafka_tools_home or not os.path.isdir(os.path.join(kafka_tools_home, "libs")):
-        raise RuntimeError(f"kafka_tools_home ({kafka_tools_home!r}) must be a Kafka distribution with libs/ "
-                           "on the machine running this module, to run Kafka's own tools")
+    problem = tools_problem(kafka_tools_home)
+    if problem:
+        raise RuntimeError(problem)
     command = ["java", "-Xmx256m", "-cp", os.path.join(kafka_tools_home, "libs", "*"), main_class, *args]
     done = subprocess.run(command, capture_output=True, text=True, timeout=timeout + 60, check=False)
     if done.returncode != 0:

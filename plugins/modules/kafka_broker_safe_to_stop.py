@@ -11,7 +11,7 @@ description:
     C(rf_not_above_min_isr) and a warning, but never block (they would block every stop forever).
   - With I(wait_timeout), keeps checking until it is safe, printing the blocking partitions with an
     ETA; fails at the timeout naming them. Read-only; runs in check mode.
-extends_documentation_fragment: [kafka_connection, kafka_connection.wait]
+extends_documentation_fragment: [kafkaops.toolkit.kafka_connection, kafkaops.toolkit.kafka_connection.wait]
 options:
   broker_id: {description: The broker that would stop., type: int, required: true}
   wait_timeout: {description: Seconds to wait (see the fragment)., type: int, default: 0}
@@ -43,9 +43,15 @@ only_in_sync_replica:
   type: list
 """
 
-from ansible.module_utils import kafka_state
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.kafka_connection import CONNECTION_ARGS, read_cluster_state, wait_args
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_state
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
+    CONNECTION_ARGS,
+    is_permanent,
+    read_cluster_state,
+    wait_args,
+)
 
 
 def main():
@@ -56,7 +62,8 @@ def main():
     try:
         check = kafka_state.stop_check(read_cluster_state(module.params), broker_id)
     except Exception as exc:
-        module.fail_json(msg=f"cannot read the cluster state: {exc}")
+        # Only what waiting can fix is retried by the waiting action plugin.
+        module.fail_json(msg=f"cannot read the cluster state: {exc}", retryable=not is_permanent(exc))
     low_rf = check["rf_not_above_min_isr"]
     if low_rf:
         module.warn(f"broker {broker_id}: these partitions fall below min.insync.replicas whenever any "

@@ -9,7 +9,7 @@ description:
     after its log recovery) and is in the ISR of every partition it hosts.
   - With I(wait_timeout), keeps checking and prints the partitions still catching up with an ETA;
     fails at the timeout naming the lagging partitions. Read-only; runs in check mode.
-extends_documentation_fragment: [kafka_connection, kafka_connection.wait]
+extends_documentation_fragment: [kafkaops.toolkit.kafka_connection, kafkaops.toolkit.kafka_connection.wait]
 options:
   broker_id: {description: The broker to check., type: int, required: true}
   wait_timeout: {description: Seconds to wait (see the fragment)., type: int, default: 600}
@@ -42,9 +42,15 @@ bytes_missing:
 waited: {description: Seconds waited., returned: when wait_timeout > 0, type: float}
 """
 
-from ansible.module_utils import kafka_state, kafka_tools
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.kafka_connection import CONNECTION_ARGS, read_cluster_state, wait_args
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_state, kafka_tools
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
+    CONNECTION_ARGS,
+    is_permanent,
+    read_cluster_state,
+    wait_args,
+)
 
 
 def copy_progress(params, state):
@@ -67,7 +73,8 @@ def main():
         health = kafka_state.broker_health(state, broker_id)
         missing, copy_text = copy_progress(module.params, state) if not health["healthy"] else (0, "")
     except Exception as exc:  # the cluster can be briefly unreachable while a broker restarts
-        module.fail_json(msg=f"cannot read the cluster state: {exc}")
+        # Only what waiting can fix is retried by the waiting action plugin.
+        module.fail_json(msg=f"cannot read the cluster state: {exc}", retryable=not is_permanent(exc))
     lagging = health["lagging"]
     if not health["registered"]:
         progress = f"broker {broker_id} is not registered in ZooKeeper yet (starting, or in log recovery)"
@@ -80,9 +87,9 @@ def main():
                        f"{kafka_state.partition_names(lagging)}")
     # The ETA follows the bytes when they are known, else the partitions.
     remaining = missing if missing is not None else len(lagging) if health["registered"] else None
-    result = dict(bytes_missing=missing) if missing is not None else {}
+    result = dict(bytes_missing=missing, copy_progress=copy_text) if missing is not None else {}
     module.exit_json(changed=False, done=health["healthy"], registered=health["registered"], lagging=lagging,
-                     remaining=remaining, progress=progress + copy_text, timeout_msg=timeout_msg, **result)
+                     remaining=remaining, progress=progress, timeout_msg=timeout_msg, **result)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ description:
   - Reads the active controller, live brokers and cluster id from ZooKeeper and every partition's
     leader, replicas and ISR from the brokers (confluent-kafka AdminClient).
   - Read-only; always reports changed=false and runs in check mode.
-extends_documentation_fragment: [kafka_connection]
+extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
 options:
   restart_candidates:
     description:
@@ -69,9 +69,13 @@ restart_order:
   type: list
 """
 
-from ansible.module_utils import kafka_state
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.kafka_connection import CONNECTION_ARGS, read_cluster_state
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_state
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
+    CONNECTION_ARGS,
+    read_cluster_state,
+)
 
 
 def main():

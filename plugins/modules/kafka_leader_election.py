@@ -8,7 +8,7 @@ description:
   - Plans an election for every partition (or those in I(partitions)) whose leader is not its
     preferred (first) replica while that replica is in sync, runs it with the AdminClient, and reads
     the leaders again. C(changed) is true only when a leader moved. Check mode shows the plan.
-extends_documentation_fragment: [kafka_connection]
+extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
 options:
   partitions:
     description: Partitions as C(topic-N) names; all partitions when omitted.
@@ -40,9 +40,14 @@ not_preferred:
 
 import time
 
-from ansible.module_utils import kafka_state
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.kafka_connection import CONNECTION_ARGS, admin_client, read_cluster_state
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_state
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
+    CONNECTION_ARGS,
+    admin_client,
+    read_cluster_state,
+)
 
 
 def _leaders(state):

@@ -10,7 +10,7 @@ description:
     every partition) and C(group_offsets.jsonl) (committed offsets of every consumer group), in the
     format spark/README.md describes.
   - Check mode reads the cluster and reports the folder it would write, writing nothing.
-extends_documentation_fragment: [kafka_connection]
+extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
 options:
   snapshot_dir: {description: Folder under which snapshots are written., type: path, required: true}
 author: Kafka ops toolkit
@@ -35,9 +35,14 @@ import datetime
 import json
 import os
 
-from ansible.module_utils import kafka_snapshot
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.kafka_connection import CONNECTION_ARGS, admin_client, read_cluster_state
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_snapshot
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
+    CONNECTION_ARGS,
+    admin_client,
+    read_cluster_state,
+)
 
 
 def read_offsets(admin, partitions, timeout):

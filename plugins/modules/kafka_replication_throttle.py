@@ -11,17 +11,26 @@ description:
     entries already there), and the brokers involved get C(follower.replication.throttled.rate) /
     C(leader.replication.throttled.rate) = I(rate) where no rate is set yet. Returns C(added), exactly
     what it added.
-  - With C(state=absent), takes away what a C(state=present) run added (pass its C(added)) and nothing
-    else; throttles that were there before stay.
+  - With C(state=absent), takes away what a C(state=present) run added (its record, or C(added)) and
+    nothing else; throttles that were there before stay.
+  - With I(record_dir), a C(state=present) run writes what it is about to add to
+    C(<record_dir>/<cluster id>/broker-<id>.json) before it writes anything to the cluster (merged with a
+    record an earlier, failed run left), and C(state=absent) removes what the record says and then the
+    record. A run that fails halfway or is killed leaves the record, so a rerun or
+    playbooks/remove_throttles.yml removes exactly that. C(state=absent) without I(broker_id) removes every
+    record of the cluster.
   - A running broker's rates are set through the AdminClient; a stopped one's (a broker about to be
     replaced or rebuilt) through ZooKeeper with Kafka's ConfigCommand, which Kafka allows only then.
   - Check mode shows the plan and changes nothing.
-extends_documentation_fragment: [kafka_connection]
+extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
 options:
-  broker_id: {description: The broker whose replicas are rebuilt., type: int, required: true}
+  broker_id: {description: The broker whose replicas are rebuilt (required with state=present)., type: int}
   rate: {description: Bytes per second, for C(state=present)., type: int}
   state: {description: Set or remove the throttle., type: str, choices: [present, absent], default: present}
-  added: {description: The C(added) result of the C(state=present) run, for C(state=absent)., type: dict}
+  added: {description: The C(added) result of a C(state=present) run, for C(state=absent)., type: dict}
+  record_dir:
+    description: Directory on the controller for the records of what each run added (per cluster id).
+    type: path
   kafka_tools_home:
     description:
       - A Kafka distribution (with C(libs/)) on the machine running the module, to run Kafka's own tools.
@@ -53,9 +62,11 @@ EXAMPLES = r"""
 
 RETURN = r"""
 added:
-  description: What state=present added (topics -> config -> entries; brokers -> configs).
+  description: What state=present added (topics -> config -> entries; brokers -> configs), with what an
+    earlier run's record holds.
   returned: state=present
   type: dict
+record: {description: The record file written or removed (with record_dir)., returned: with record_dir, type: str}
 removed: {description: What state=absent took away, same shape., returned: state=absent, type: dict}
 bytes_to_copy:
   description:
@@ -76,11 +87,13 @@ rates:
 """
 
 import json
+import os
 
-from ansible.module_utils import kafka_throttle as kt
-from ansible.module_utils import kafka_tools
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.kafka_connection import (
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_throttle as kt
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_tools
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     CONNECTION_ARGS,
     admin_client,
     read_partitions,
@@ -154,41 +167,93 @@ def copy_estimate(params, partitions, live, rate):
             "eta_seconds": round(total / rate)}
 
 
+def record_path(record_dir, cluster_id, broker_id):
+    return os.path.join(record_dir, str(cluster_id), f"broker-{broker_id}.json")
+
+
+def read_record(path):
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def write_record(path, added):
+    """Written before the cluster is changed; replaced atomically so a kill never leaves half a record."""
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    with open(path + ".tmp", "w", encoding="utf-8") as handle:
+        json.dump(added, handle, indent=1, sort_keys=True)
+    os.replace(path + ".tmp", path)
+
+
+def records_of(record_dir, cluster_id, broker_id):
+    """{broker id: record path} of the cluster's records (one broker's, or all with broker_id None)."""
+    folder = os.path.join(record_dir, str(cluster_id))
+    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    found = {int(n[len("broker-"):-len(".json")]): os.path.join(folder, n) for n in names
+             if n.startswith("broker-") and n.endswith(".json") and n[len("broker-"):-len(".json")].isdigit()}
+    return found if broker_id is None else {b: path for b, path in found.items() if b == broker_id}
+
+
+def throttle(module, admin, zk, registry, timeout):
+    """state=present: plan, record, apply. Returns (plan applied, result)."""
+    from confluent_kafka.admin import AlterConfigOpType as Op
+    p, live = module.params, set(registry["brokers"])
+    partitions = read_partitions(admin, timeout)
+    wanted = kt.wanted_throttles(partitions, p["broker_id"])
+    topic_configs, broker_configs = read_configs(admin, zk, live, wanted[0], wanted[1], timeout)
+    plan = kt.plan_throttle(wanted, topic_configs, broker_configs)
+    result = copy_estimate(p, partitions, live, p["rate"])
+    path = record_path(p["record_dir"], registry["cluster_id"], p["broker_id"]) if p["record_dir"] else None
+    # What an earlier run of ours added and left (it failed or was killed) is ours too: removed at the end.
+    added = kt.merge(read_record(path) if path else {}, plan)
+    if not module.check_mode:
+        if path:
+            write_record(path, added)
+            result["record"] = path
+        apply(admin, p, live, plan, Op.APPEND, Op.SET, p["rate"])
+    return plan, dict(result, added=added)
+
+
+def unthrottle(module, admin, zk, registry, timeout):
+    """state=absent: remove what `added` and the records say, then the records. Returns (plan, result)."""
+    from confluent_kafka.admin import AlterConfigOpType as Op
+    p, live = module.params, set(registry["brokers"])
+    records = records_of(p["record_dir"], registry["cluster_id"], p["broker_id"]) if p["record_dir"] else {}
+    added = kt.merge(p["added"] or {}, *(read_record(path) for path in records.values()))
+    topic_configs, broker_configs = read_configs(admin, zk, live, added["topics"], added["brokers"], timeout)
+    plan = kt.plan_removal(added, topic_configs, broker_configs)
+    if not module.check_mode:
+        apply(admin, p, live, plan, Op.SUBTRACT, Op.DELETE, None)
+        for path in records.values():
+            os.remove(path)
+    return plan, dict(removed=plan, records=sorted(records.values()))
+
+
 def main():
     module = AnsibleModule(
-        argument_spec=dict(CONNECTION_ARGS, broker_id=dict(type="int", required=True), rate=dict(type="int"),
+        argument_spec=dict(CONNECTION_ARGS, broker_id=dict(type="int"), rate=dict(type="int"),
                            state=dict(type="str", choices=["present", "absent"], default="present"),
-                           added=dict(type="dict"), kafka_tools_home=dict(type="path")),
-        required_if=[("state", "present", ["rate"]), ("state", "absent", ["added"])],
+                           added=dict(type="dict"), kafka_tools_home=dict(type="path"),
+                           record_dir=dict(type="path")),
+        required_if=[("state", "present", ["rate", "broker_id"]),
+                     ("state", "absent", ["added", "record_dir"], True)],
         supports_check_mode=True)
     p = module.params
-    from confluent_kafka.admin import AlterConfigOpType as Op
     admin, timeout = admin_client(p), p["request_timeout"]
     zk = None
     try:
         zk = zk_client(p)
-        live = set(read_zk_registry(zk)["brokers"])
-        if p["state"] == "present":
-            partitions = read_partitions(admin, timeout)
-            wanted = kt.wanted_throttles(partitions, p["broker_id"])
-            topic_configs, broker_configs = read_configs(admin, zk, live, wanted[0], wanted[1], timeout)
-            plan = kt.plan_throttle(wanted, topic_configs, broker_configs)
-            result = dict(added=plan, **copy_estimate(p, partitions, live, p["rate"]))
-            if not module.check_mode:
-                apply(admin, p, live, plan, Op.APPEND, Op.SET, p["rate"])
-        else:
-            added = {"topics": p["added"].get("topics", {}),
-                     "brokers": {int(b): names for b, names in p["added"].get("brokers", {}).items()}}
-            topic_configs, broker_configs = read_configs(admin, zk, live, added["topics"], added["brokers"],
-                                                         timeout)
-            plan = kt.plan_removal(added, topic_configs, broker_configs)
-            if not module.check_mode:
-                apply(admin, p, live, plan, Op.SUBTRACT, Op.DELETE, None)
-            result = dict(removed=plan)
+        registry = read_zk_registry(zk)
+        step = throttle if p["state"] == "present" else unthrottle
+        plan, result = step(module, admin, zk, registry, timeout)
         brokers = sorted({int(b) for b in plan["brokers"]})
-        rates = read_configs(admin, zk, live, [], brokers, timeout)[1] if brokers else {}
+        rates = read_configs(admin, zk, set(registry["brokers"]), [], brokers, timeout)[1] if brokers else {}
     except Exception as exc:
-        module.fail_json(msg=f"replication throttle ({p['state']}) for broker {p['broker_id']} failed: {exc}")
+        who = f"broker {p['broker_id']}" if p["broker_id"] is not None else "every recorded broker"
+        module.fail_json(msg=f"replication throttle ({p['state']}) for {who} failed: {exc}"
+                             + (f". What this run added is recorded in {p['record_dir']}: rerun, or run "
+                                "playbooks/remove_throttles.yml, to remove it" if p["record_dir"] else ""))
     finally:
         if zk is not None:
             zk.stop()

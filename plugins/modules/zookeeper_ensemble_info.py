@@ -9,7 +9,7 @@ description:
     mode (leader, follower, standalone or none when it is not serving), zxid and node count.
   - With I(wait_timeout), keeps checking until the quorum has one leader and every member serves,
     printing who is not serving yet; fails at the timeout. Read-only; runs in check mode.
-extends_documentation_fragment: [kafka_connection.wait]
+extends_documentation_fragment: [kafkaops.toolkit.kafka_connection.wait]
 options:
   members:
     description: Member name -> C(host:port) of its client port.
@@ -36,9 +36,14 @@ serving: {description: Members that serve requests., returned: always, type: lis
 restart_order: {description: Followers first, the leader last., returned: always, type: list}
 """
 
-from ansible.module_utils import zookeeper_state
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.kafka_connection import wait_args
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import zookeeper_state
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
+    PermanentError,
+    check_addresses,
+    wait_args,
+)
 
 
 def main():
@@ -46,6 +51,11 @@ def main():
                                               request_timeout=dict(type="int", default=5), **wait_args(0)),
                            supports_check_mode=True)
     answers = {}
+    try:  # a member name that does not resolve is a wrong inventory: waiting cannot fix it
+        check_addresses({"bootstrap_servers": ",".join(map(str, module.params["members"].values())),
+                         "zookeeper_connect": ",".join(map(str, module.params["members"].values()))})
+    except PermanentError as exc:
+        module.fail_json(msg=f"ZooKeeper members: {exc}")
     for name, address in module.params["members"].items():
         host, _, port = str(address).rpartition(":")
         answers[name] = zookeeper_state.four_letter_word(host, int(port),

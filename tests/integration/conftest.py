@@ -43,8 +43,10 @@ def zookeeper_connect(zookeepers):
 
 @pytest.fixture(scope="session")
 def run_module():
-    """Run one of our modules on the controller the way a playbook does, and return its result."""
+    """Run one of our modules (kafkaops.toolkit.<name>) on the controller the way a playbook does, and
+    return its result."""
     def run(name, check=False, **args):
+        name = name if "." in name else f"kafkaops.toolkit.{name}"
         # Ad-hoc output is "localhost | STATUS => {result as JSON}".
         env = dict(_ansible_env(), ANSIBLE_STDOUT_CALLBACK="ansible.builtin.minimal",
                    ANSIBLE_CALLBACK_RESULT_FORMAT="json")

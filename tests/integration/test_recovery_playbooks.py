@@ -154,8 +154,17 @@ def _spare_again_and_kafka2_back(run_module, conn):
     _wait_healthy(run_module, conn, 2)
 
 
+def _tools_without_config_command(folder):
+    """A Kafka tools home without Kafka's core jar: LogDirsCommand runs, ConfigCommand does not."""
+    (folder / "libs").mkdir(parents=True)
+    for jar in (config.REPO / ".cache" / "kafka" / "current" / "libs").iterdir():
+        if not jar.name.startswith("kafka_2.13-"):
+            (folder / "libs" / jar.name).symlink_to(jar)
+    return folder
+
+
 def test_replace_a_powered_off_broker_under_load_loses_nothing(
-        run_playbook, run_module, bootstrap_servers, zookeeper_connect, topic):
+        run_playbook, run_module, bootstrap_servers, zookeeper_connect, topic, tmp_path):
     conn = _conn(bootstrap_servers, zookeeper_connect)
     kafka2, kafka4 = _host("kafka2"), _host("kafka4")
     filled = fill(bootstrap_servers, topic, 32 * MIB)
@@ -173,7 +182,7 @@ def test_replace_a_powered_off_broker_under_load_loses_nothing(
 
         planned = run_playbook("replace_broker.yml", *REPLACE, "--check")
         assert planned.returncode == 0, _output(planned)[-3000:]
-        assert "replace broker 2 (kafka2, not registered) with kafka4" in _output(planned)
+        assert "replace broker 2 (kafka2: not registered) with kafka4" in _output(planned)
         assert "ETA ~" in _output(planned)
         assert ssh_run(kafka4, "ls /etc/kafka 2>&1 || true").count("No such") == 1
         assert throttles_anywhere(bootstrap_servers) == {}
@@ -183,14 +192,29 @@ def test_replace_a_powered_off_broker_under_load_loses_nothing(
                         f"> {DATA_DIR}/meta.properties")
         refused = run_playbook("replace_broker.yml", *REPLACE)
         assert refused.returncode != 0
-        assert f"{DATA_DIR}/meta.properties holds broker.id 7 of cluster other" in _output(refused)
+        assert f"{DATA_DIR} holds the data of broker.id 7, not 2" in _output(refused)
         assert ssh_run(kafka4, "ls /etc/kafka 2>&1 || true").count("No such") == 1
         assert throttles_anywhere(bootstrap_servers) == {}
         ssh_run(kafka4, f"rm -rf {DATA_DIR}")
 
+        # The stopped broker's throttle fails after the topics' and live brokers' throttles were written:
+        # the run fails, and removes them.
+        broken = run_playbook("replace_broker.yml", *REPLACE,
+                              "-e", f"kafka_tools_home={_tools_without_config_command(tmp_path / 'tools')}")
+        assert broken.returncode != 0
+        assert "replication throttle (present) for broker 2 failed" in _output(broken)
+        assert throttles_anywhere(bootstrap_servers) == {}
+
+        # A run whose catch-up times out fails (throttle removed); its rerun resumes and completes.
+        timed_out = run_playbook("replace_broker.yml", *REPLACE, "-e", "catch_up_timeout=1")
+        assert timed_out.returncode != 0
+        assert "broker 2 did not register" in _output(timed_out) or "is still out of the ISR" in _output(timed_out)
+        assert throttles_anywhere(bootstrap_servers) == {}
+
         proc = run_playbook("replace_broker.yml", *REPLACE)
         assert proc.returncode == 0, proc.stdout[-3000:]
         assert "COMMIT THIS INVENTORY CHANGE" in _output(proc) and "kafka_broker_id: 2" in _output(proc)
+        assert "rerun: already registered by the replacement" in _output(proc)
         # broker 2 was down when throttled: its follower rate went through ZooKeeper, and came off again
         assert "throttle removed: follower rate on broker(s) 2; leader rate on broker(s) 1,3" in _output(proc)
         unreported = producer.stop()
@@ -217,7 +241,7 @@ def test_replace_fences_a_live_broker_when_asked(
     try:
         proc = run_playbook("replace_broker.yml", *REPLACE, "-e", "fence_failed_host=true")
         assert proc.returncode == 0, _output(proc)[-3000:]
-        assert "registered live: will be stopped and disabled" in _output(proc)
+        assert "will be stopped and disabled" in _output(proc)
         state = ssh_run(kafka2, "systemctl is-enabled kafka; systemctl is-active kafka || true").split()
         assert state == ["disabled", "inactive"]
         info = run_module("kafka_cluster_info", **conn)

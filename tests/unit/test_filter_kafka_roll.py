@@ -1,6 +1,6 @@
 """The record of one rolled broker."""
 
-import kafka_roll
+from ansible_collections.kafkaops.toolkit.plugins.filter import kafka_roll
 
 TIMES = {"picked": "100.0", "safe": "102.5", "stopped": 110.0, "started": "111.25", "healthy": "130.0"}
 

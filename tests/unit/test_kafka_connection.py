@@ -1,6 +1,6 @@
 """Connection options become librdkafka settings; unset options are left out."""
 
-import kafka_connection
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_connection
 
 
 def _params(**overrides):
@@ -23,3 +23,23 @@ def test_sasl_ssl_options_are_passed_through():
     assert conf["sasl.username"] == "ops" and conf["sasl.password"] == "s3cret"
     assert conf["ssl.ca.location"] == "/etc/ca.pem"
     assert "ssl.key.location" not in conf
+
+
+def test_a_name_that_does_not_resolve_is_permanent():
+    kafka_connection.check_addresses({"bootstrap_servers": "localhost:9092,127.0.0.1:9093",
+                                      "zookeeper_connect": "localhost:2181/kafka"})
+    try:
+        kafka_connection.check_addresses({"bootstrap_servers": "no-such-host.invalid:9092",
+                                          "zookeeper_connect": "localhost:2181"})
+    except kafka_connection.PermanentError as exc:
+        assert "bootstrap_servers: no-such-host.invalid does not resolve" in str(exc)
+        assert kafka_connection.is_permanent(exc)
+    else:
+        raise AssertionError("an unresolvable bootstrap server was accepted")
+
+
+def test_which_client_errors_waiting_cannot_fix():
+    from confluent_kafka import KafkaError, KafkaException
+    assert kafka_connection.is_permanent(KafkaException(KafkaError(KafkaError._AUTHENTICATION)))
+    assert not kafka_connection.is_permanent(KafkaException(KafkaError(KafkaError._TRANSPORT)))
+    assert not kafka_connection.is_permanent(RuntimeError("metadata of topic t: LEADER_NOT_AVAILABLE"))

@@ -2,7 +2,7 @@
 
 import datetime
 
-import kafka_snapshot as ks
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_snapshot as ks
 
 TAKEN = datetime.datetime(2026, 11, 21, 13, 5, 1, tzinfo=datetime.timezone.utc)
 

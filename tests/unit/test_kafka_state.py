@@ -1,6 +1,6 @@
 """The pure cluster-state decisions, on hand-written states."""
 
-import kafka_state
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_state
 
 FIELDS = ("topic", "partition", "leader", "replicas", "isr")
 

@@ -1,6 +1,6 @@
 """Throttle plans for rebuilding one broker, on hand-written partitions and configs."""
 
-import kafka_throttle as kt
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_throttle as kt
 
 PARTITIONS = [
     {"topic": "orders", "partition": 0, "replicas": [1, 2, 3]},
@@ -76,3 +76,14 @@ def test_describe_names_rates_by_kind_and_counts_topics():
     assert kt.describe(plan) == ("follower rate on broker(s) 3; leader rate on broker(s) 1,2; "
                                  "throttled replicas on 3 topic(s)")
     assert kt.describe({"topics": {}, "brokers": {}}) == "nothing"
+
+
+def test_merge_joins_an_earlier_record_with_this_runs_additions():
+    record = {"topics": {"t": {kt.LEADER_REPLICAS: ["0:2"]}}, "brokers": {"2": [kt.LEADER_RATE]}}
+    new = {"topics": {"t": {kt.LEADER_REPLICAS: ["10:1", "0:2"]}, "u": {kt.FOLLOWER_REPLICAS: ["0:3"]}},
+           "brokers": {3: [kt.FOLLOWER_RATE]}}
+    assert kt.merge(record, new) == {
+        "topics": {"t": {kt.LEADER_REPLICAS: ["0:2", "10:1"]}, "u": {kt.FOLLOWER_REPLICAS: ["0:3"]}},
+        "brokers": {2: [kt.LEADER_RATE], 3: [kt.FOLLOWER_RATE]},
+    }
+    assert kt.merge({}, None) == {"topics": {}, "brokers": {}}

@@ -3,7 +3,12 @@
 import json
 
 import pytest
-from kafka_tools import bytes_to_copy, human_bytes, parse_log_dirs
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_tools import (
+    bytes_to_copy,
+    human_bytes,
+    parse_log_dirs,
+)
 
 
 def _output(brokers):

@@ -4,22 +4,16 @@ four-letter words (their integration tests run them against the lab)."""
 import importlib.util
 import io
 import json
-import sys
 from contextlib import redirect_stdout
 
-import kafka_connection
-import kafka_state
-import kafka_tools
 import pytest
-import zookeeper_state
 from ansible.module_utils import basic
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import (
+    kafka_tools,
+    zookeeper_state,
+)
 from lab.config import REPO
-
-# The modules import these as ansible.module_utils.*, as Ansible ships them.
-for _name, _module in (("kafka_connection", kafka_connection), ("kafka_state", kafka_state),
-                       ("kafka_tools", kafka_tools), ("zookeeper_state", zookeeper_state)):
-    sys.modules[f"ansible.module_utils.{_name}"] = _module
 
 CONN = {"bootstrap_servers": "k1:9092", "zookeeper_connect": "zk1:2181/kafka"}
 

@@ -1,6 +1,6 @@
 """ZooKeeper ensemble decisions on hand-written `srvr` answers."""
 
-import zookeeper_state
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import zookeeper_state
 
 LEADER = """Zookeeper version: 3.8.4-9316c2a7a97e1666d8f4593f34dd6fc36ecc436c, built on 2024-02-12 22:16 UTC
 Latency min/avg/max: 0/0.4/12

@@ -1,0 +1,88 @@
+#!/usr/bin/python
+"""Ansible module: whose data is in this host's Kafka log dirs (runs on the broker host itself)."""
+
+DOCUMENTATION = r"""
+module: kafka_broker_identity
+short_description: Read the log dirs' meta.properties on a broker host and say whose data they hold
+description:
+  - Runs on the broker host. Reads C(meta.properties) in every log dir and reports, per dir, C(absent),
+    C(ours), C(other_broker), C(other_cluster), C(malformed) or C(unreadable) (with the OS error - a disk
+    that fails to read is never taken as empty).
+  - Returns C(refusals), the reasons why broker I(broker_id) must not start on or empty these dirs, from
+    the one rule in module_utils/kafka_identity.py. Read-only; runs in check mode.
+options:
+  log_dirs: {description: "The broker's log dirs.", type: list, elements: path, required: true}
+  broker_id: {description: The broker id these dirs should belong to., type: int, required: true}
+  cluster_id: {description: "The cluster id they should belong to (empty: not compared).", type: str, default: ""}
+  peers:
+    description:
+      - Other brokers' results of this module (inventory host -> its C(dirs)), to refuse a broker id whose
+        data is already on another host and a cluster id that differs from theirs.
+    type: dict
+    default: {}
+  config_file:
+    description:
+      - The broker's current server.properties. Log dirs of it that hold data and are not in I(log_dirs)
+        are refused (a broker moved to new log dirs starts empty).
+    type: path
+author: Kafka ops toolkit
+"""
+
+EXAMPLES = r"""
+- name: Read whose data this broker's log dirs hold
+  kafkaops.toolkit.kafka_broker_identity:
+    log_dirs: [/data/disk1/kafka, /data/disk2/kafka]
+    broker_id: 2
+    cluster_id: aBcD1234QwErTy5678ZxCv
+  register: identity
+"""
+
+RETURN = r"""
+dirs:
+  description: Per log dir - path, status, broker_id, cluster_id and error (for unreadable).
+  returned: always
+  type: list
+  sample: [{path: /var/lib/kafka/data, status: ours, broker_id: "2", cluster_id: aBcD, error: null}]
+refusals: {description: Reasons not to use these dirs for I(broker_id); empty when safe., returned: always, type: list}
+configured_log_dirs: {description: "log.dirs of I(config_file) (empty without one).", returned: always, type: list}
+"""
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_identity as ki
+
+
+def abandoned_dirs(config_file, log_dirs):
+    """(log.dirs of the current config, those of them that hold data and are not in log_dirs)."""
+    if not config_file or not os.path.exists(config_file):
+        return [], []
+    with open(config_file, encoding="utf-8") as handle:
+        props = ki.parse_properties(handle.read())
+    current = ki.normalized_dirs(props.get("log.dirs", props.get("log.dir", "")))
+    wanted = set(ki.normalized_dirs(log_dirs))
+    left = [d for d in current if d not in wanted and ki.read_meta(d)["meta"] is not None]
+    return current, left
+
+
+def main():
+    module = AnsibleModule(argument_spec=dict(
+        log_dirs=dict(type="list", elements="path", required=True),
+        broker_id=dict(type="int", required=True),
+        cluster_id=dict(type="str", default=""),
+        peers=dict(type="dict", default={}),
+        config_file=dict(type="path")), supports_check_mode=True)
+    p = module.params
+    dirs = ki.report([ki.read_meta(d) for d in ki.normalized_dirs(p["log_dirs"])], p["broker_id"],
+                     p["cluster_id"] or None)
+    try:
+        current, abandoned = abandoned_dirs(p["config_file"], p["log_dirs"])
+    except OSError as exc:
+        module.fail_json(msg=f"cannot read {p['config_file']}: {exc}")
+    refusals = ki.refusals(dirs, p["broker_id"], p["cluster_id"] or None, p["peers"], abandoned)
+    module.exit_json(changed=False, dirs=dirs, refusals=refusals, configured_log_dirs=current)
+
+
+if __name__ == "__main__":
+    main()

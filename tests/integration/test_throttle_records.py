@@ -1,0 +1,80 @@
+"""No leaked throttle and no endless wait, on the lab: a wait against a wrong address fails at once; a
+rebuild killed with SIGKILL during its catch-up leaves a record, and remove_throttles.yml removes exactly
+what it recorded while throttles set by hand before the run stay."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource
+from conftest import _ansible_env
+from test_recovery_playbooks import BULK, MIB, _output, _wait_healthy, bulk_topic  # noqa: F401 (fixture)
+from throttles import throttles_anywhere
+
+from lab import config
+
+
+def test_a_wait_against_a_name_that_does_not_resolve_fails_at_once(run_module, zookeeper_connect):
+    started = time.monotonic()
+    result = run_module("kafka_broker_wait_healthy", broker_id=1, wait_timeout=600,
+                        bootstrap_servers="no-such-broker.invalid:9092", zookeeper_connect=zookeeper_connect)
+    elapsed = time.monotonic() - started
+    assert result["failed"] and "no-such-broker.invalid does not resolve" in result["msg"], result
+    assert elapsed < 30, f"the wait took {elapsed:.0f}s to give up on an address that does not resolve"
+
+
+def _alter(admin, restype, name, config_name, value, op):
+    resource = ConfigResource(restype, str(name), incremental_configs=[
+        ConfigEntry(config_name, value, incremental_operation=op)])
+    admin.incremental_alter_configs([resource])[resource].result(30)
+
+
+def test_a_killed_rebuild_leaves_a_record_that_remove_throttles_removes_exactly(
+        run_playbook, run_module, bootstrap_servers, zookeeper_connect, bulk_topic, tmp_path):  # noqa: F811
+    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    # Set by hand before the run: a leader entry the rebuild also wants, and broker 1's leader rate.
+    by_hand = {f"topic {bulk_topic}": {"leader.replication.throttled.replicas": "0:1"},
+               "broker 1": {"leader.replication.throttled.rate": "500000000"}}
+    _alter(admin, ConfigResource.Type.TOPIC, bulk_topic, "leader.replication.throttled.replicas", "0:1",
+           AlterConfigOpType.SET)
+    _alter(admin, ConfigResource.Type.BROKER, 1, "leader.replication.throttled.rate", "500000000",
+           AlterConfigOpType.SET)
+    records = tmp_path / "records"
+    log = tmp_path / "rebuild.log"
+    try:
+        with open(log, "w") as out:
+            run = subprocess.Popen(
+                ["ansible-playbook", "playbooks/rebuild_broker.yml", "-e", "broker_host=kafka3",
+                 "-e", f"throttle_record_dir={records}", "-e", f"replication_throttle_bytes_per_sec={MIB}"],
+                cwd=config.REPO, env=_ansible_env(), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 300
+        while "Wait until the broker is in the ISR" not in log.read_text():
+            assert run.poll() is None, f"the rebuild ended before its catch-up: {log.read_text()[-3000:]}"
+            assert time.monotonic() < deadline, "the rebuild did not reach its catch-up in 300 s"
+            time.sleep(1)
+        os.killpg(run.pid, signal.SIGKILL)  # the controller dies: no always section runs
+        run.wait()
+
+        recorded = list(records.glob("*/broker-3.json"))
+        assert len(recorded) == 1, list(records.rglob("*"))
+        added = json.loads(recorded[0].read_text())
+        assert added["brokers"] == {"2": ["leader.replication.throttled.rate"],
+                                    "3": ["follower.replication.throttled.rate"]}
+        left = throttles_anywhere(bootstrap_servers)
+        assert left[f"topic {bulk_topic}"]["follower.replication.throttled.replicas"]
+        assert left["broker 3"] == {"follower.replication.throttled.rate": str(MIB)}
+
+        removed = run_playbook("remove_throttles.yml", "-e", f"throttle_record_dir={records}")
+        assert removed.returncode == 0, _output(removed)[-3000:]
+        assert throttles_anywhere(bootstrap_servers) == by_hand
+        assert list(records.glob("*/*.json")) == []
+    finally:
+        _alter(admin, ConfigResource.Type.TOPIC, bulk_topic, "leader.replication.throttled.replicas", None,
+               AlterConfigOpType.DELETE)
+        _alter(admin, ConfigResource.Type.BROKER, 1, "leader.replication.throttled.rate", None,
+               AlterConfigOpType.DELETE)
+        run_playbook("remove_throttles.yml", "-e", f"throttle_record_dir={records}")
+        _wait_healthy(run_module, dict(bootstrap_servers=bootstrap_servers, zookeeper_connect=zookeeper_connect),
+                      3, timeout=900)

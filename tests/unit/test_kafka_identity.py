@@ -1,0 +1,91 @@
+"""Whose data a broker's log dirs hold: the one rule, on hand-written meta.properties and real files."""
+
+import os
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_identity as ki
+
+META = "#\n#Fri Nov 20 10:00:00 UTC 2026\nversion=0\nbroker.id=2\ncluster.id=AbC-12_xyz\n"
+
+
+def _entry(path, meta=None, error=None):
+    return {"path": path, "meta": meta, "error": error}
+
+
+def _ours(path="/d1", broker="2", cluster="AbC-12_xyz"):
+    return _entry(path, {"broker.id": broker, "cluster.id": cluster})
+
+
+def test_parse_properties_as_kafka_writes_them():
+    assert ki.parse_properties(META) == {"version": "0", "broker.id": "2", "cluster.id": "AbC-12_xyz"}
+    assert ki.parse_properties("log.dirs=/a,/b\n! comment\nx: y\n") == {"log.dirs": "/a,/b", "x": "y"}
+
+
+def test_normalized_dirs():
+    assert ki.normalized_dirs("/a/, /b,,") == ["/a", "/b"]
+    assert ki.normalized_dirs(["/var/lib/kafka/data/"]) == ["/var/lib/kafka/data"]
+    assert ki.normalized_dirs(None) == []
+
+
+def test_each_status():
+    assert ki.classify(_entry("/d"), 2) == ki.ABSENT
+    assert ki.classify(_ours(), 2, "AbC-12_xyz") == ki.OURS
+    assert ki.classify(_ours(), 2) == ki.OURS  # cluster unknown: not compared
+    assert ki.classify(_ours(broker="3"), 2, "AbC-12_xyz") == ki.OTHER_BROKER
+    assert ki.classify(_ours(cluster="other"), 2, "AbC-12_xyz") == ki.OTHER_CLUSTER
+    assert ki.classify(_entry("/d", {"version": "0", "cluster.id": "c"}), 2) == ki.MALFORMED
+    assert ki.classify(_entry("/d", {"broker.id": "2"}), 2) == ki.MALFORMED
+    assert ki.classify(_entry("/d", error="Input/output error"), 2) == ki.UNREADABLE
+
+
+def test_kraft_node_id_counts_as_the_broker_id():
+    assert ki.classify(_entry("/d", {"node.id": "2", "cluster.id": "c"}), 2, "c") == ki.OURS
+
+
+def test_no_refusal_for_empty_or_own_dirs():
+    dirs = ki.report([_entry("/d1"), _ours("/d2")], 2, "AbC-12_xyz")
+    assert ki.refusals(dirs, 2, "AbC-12_xyz") == []
+
+
+def test_refusals_name_the_dir_and_what_it_holds():
+    dirs = ki.report([_ours("/d1", broker="3"), _ours("/d2", cluster="zzz"),
+                      _entry("/d3", error="Input/output error (/d3/meta.properties)"),
+                      _entry("/d4", {"version": "0"})], 2, "AbC-12_xyz")
+    assert ki.refusals(dirs, 2, "AbC-12_xyz") == [
+        "/d1 holds the data of broker.id 3, not 2",
+        "/d2 holds the data of cluster zzz, not AbC-12_xyz",
+        "/d3 cannot be read: Input/output error (/d3/meta.properties)",
+        "/d4/meta.properties has no broker.id or cluster.id",
+    ]
+
+
+def test_dirs_of_two_clusters_are_refused_when_the_cluster_is_unknown():
+    dirs = ki.report([_ours("/d1", cluster="a"), _ours("/d2", cluster="b")], 2)
+    assert ki.refusals(dirs, 2) == ["the log dirs hold data of different clusters: a, b"]
+
+
+def test_peers_holding_this_id_or_another_cluster():
+    dirs = ki.report([_ours("/d1", cluster="a")], 2)
+    peers = {"kafka3": ki.report([_ours("/d", broker="2", cluster="a")], 3),
+             "kafka1": ki.report([_ours("/d", broker="1", cluster="b")], 1)}
+    assert ki.refusals(dirs, 2, peers=peers) == [
+        "the log dirs hold cluster a, but /d on kafka1 holds cluster b",
+        "/d on kafka3 already holds the data of broker.id 2",
+    ]
+
+
+def test_abandoned_log_dirs_are_refused():
+    assert ki.refusals([], 2, abandoned=["/old"]) == [
+        "log.dirs would no longer include /old, which holds this broker's data"]
+
+
+def test_read_meta_tells_absent_from_unreadable(tmp_path):
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "ok" / "meta.properties").write_text(META)
+    assert ki.read_meta(str(tmp_path / "ok"))["meta"]["broker.id"] == "2"
+    assert ki.read_meta(str(tmp_path / "missing")) == {"path": str(tmp_path / "missing"), "meta": None,
+                                                        "error": None}
+    (tmp_path / "denied").mkdir()
+    (tmp_path / "denied" / "meta.properties").mkdir()  # reading a directory fails with EISDIR
+    entry = ki.read_meta(str(tmp_path / "denied"))
+    assert entry["meta"] is None and "Is a directory" in entry["error"]
+    assert os.path.isdir(tmp_path / "denied")
