@@ -148,10 +148,19 @@ def apply(admin, params, live, plan, topic_op, broker_op, rate):
     for resource in resources:  # one broker resource per request, as the AdminClient requires
         admin.incremental_alter_configs([resource])[resource].result(timeout)
     for broker, names in plan["brokers"].items():
-        if broker not in live:
+        if broker in live:
+            continue
+        try:
             kafka_tools.alter_stopped_broker_config(
                 params["kafka_tools_home"], params["zookeeper_connect"], broker,
                 {n: value for n in names} if value else {}, [] if value else names, timeout)
+        except RuntimeError as exc:
+            if "only supported if the affected broker(s) are not running" not in str(exc):
+                raise
+            # It registered since the registry was read (a broker starting): it runs, the AdminClient reaches it.
+            resource = ConfigResource(ResourceType.BROKER, str(broker), incremental_configs=[
+                ConfigEntry(name, value, incremental_operation=broker_op) for name in names])
+            admin.incremental_alter_configs([resource])[resource].result(timeout)
 
 
 def copy_estimate(params, partitions, live, rate):

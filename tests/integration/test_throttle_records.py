@@ -62,7 +62,10 @@ def test_a_killed_rebuild_leaves_a_record_that_remove_throttles_removes_exactly(
         added = json.loads(recorded[0].read_text())
         assert added["brokers"] == {"2": ["leader.replication.throttled.rate"],
                                     "3": ["follower.replication.throttled.rate"]}
-        left = throttles_anywhere(bootstrap_servers)
+        deadline = time.monotonic() + 120  # broker 3 was killed mid-start-up or catch-up: let it register
+        while "broker 3" not in (left := throttles_anywhere(bootstrap_servers)):
+            assert time.monotonic() < deadline, f"broker 3 has no throttle 120 s after the kill: {left}"
+            time.sleep(2)
         assert left[f"topic {bulk_topic}"]["follower.replication.throttled.replicas"]
         assert left["broker 3"] == {"follower.replication.throttled.rate": str(MIB)}
 
