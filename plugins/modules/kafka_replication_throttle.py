@@ -88,6 +88,7 @@ rates:
 
 import json
 import os
+import time
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -123,8 +124,9 @@ def _stopped_broker_rates(zk, broker):
 
 def read_configs(admin, zk, live, topics, brokers, timeout):
     from confluent_kafka.admin import ConfigSource, ResourceType
+    existing = set(admin.list_topics(timeout=timeout).topics)  # a recorded topic may be deleted since
     topic_configs = {t: _describe(admin, ResourceType.TOPIC, t, (kt.LEADER_REPLICAS, kt.FOLLOWER_REPLICAS),
-                                  ConfigSource.DYNAMIC_TOPIC_CONFIG, timeout) for t in topics}
+                                  ConfigSource.DYNAMIC_TOPIC_CONFIG, timeout) for t in topics if t in existing}
     broker_configs = {b: _describe(admin, ResourceType.BROKER, b, _RATES, ConfigSource.DYNAMIC_BROKER_CONFIG,
                                    timeout) if b in live else _stopped_broker_rates(zk, b) for b in brokers}
     return topic_configs, broker_configs
@@ -233,7 +235,14 @@ def unthrottle(module, admin, zk, registry, timeout):
     topic_configs, broker_configs = read_configs(admin, zk, live, added["topics"], added["brokers"], timeout)
     plan = kt.plan_removal(added, topic_configs, broker_configs)
     if not module.check_mode:
-        apply(admin, p, live, plan, Op.SUBTRACT, Op.DELETE, None)
+        try:
+            apply(admin, p, live, plan, Op.SUBTRACT, Op.DELETE, None)
+        except Exception:  # a broker starting up moves between "stopped" and "running": read again, once
+            time.sleep(10)
+            live = set(read_zk_registry(zk)["brokers"])
+            topic_configs, broker_configs = read_configs(admin, zk, live, added["topics"], added["brokers"], timeout)
+            plan = kt.plan_removal(added, topic_configs, broker_configs)
+            apply(admin, p, live, plan, Op.SUBTRACT, Op.DELETE, None)
         for path in records.values():
             os.remove(path)
     return plan, dict(removed=plan, records=sorted(records.values()))
