@@ -124,7 +124,8 @@ def _stopped_broker_rates(zk, broker):
 
 def read_configs(admin, zk, live, topics, brokers, timeout):
     from confluent_kafka.admin import ConfigSource, ResourceType
-    existing = set(admin.list_topics(timeout=timeout).topics)  # a recorded topic may be deleted since
+    # a recorded topic may be deleted since
+    existing = set(admin.list_topics(timeout=timeout).topics) if topics else set()
     topic_configs = {t: _describe(admin, ResourceType.TOPIC, t, (kt.LEADER_REPLICAS, kt.FOLLOWER_REPLICAS),
                                   ConfigSource.DYNAMIC_TOPIC_CONFIG, timeout) for t in topics if t in existing}
     broker_configs = {b: _describe(admin, ResourceType.BROKER, b, _RATES, ConfigSource.DYNAMIC_BROKER_CONFIG,
@@ -229,20 +230,23 @@ def throttle(module, admin, zk, registry, timeout):
 def unthrottle(module, admin, zk, registry, timeout):
     """state=absent: remove what `added` and the records say, then the records. Returns (plan, result)."""
     from confluent_kafka.admin import AlterConfigOpType as Op
-    p, live = module.params, set(registry["brokers"])
+    p = module.params
     records = records_of(p["record_dir"], registry["cluster_id"], p["broker_id"]) if p["record_dir"] else {}
     added = kt.merge(p["added"] or {}, *(read_record(path) for path in records.values()))
-    topic_configs, broker_configs = read_configs(admin, zk, live, added["topics"], added["brokers"], timeout)
-    plan = kt.plan_removal(added, topic_configs, broker_configs)
-    if not module.check_mode:
+    for attempt in (1, 2):  # a broker starting up moves between "stopped" and "running": read again, once
+        live = set(registry["brokers"]) if attempt == 1 else set(read_zk_registry(zk)["brokers"])
+        topic_configs, broker_configs = read_configs(admin, zk, live, added["topics"], added["brokers"], timeout)
+        plan = kt.plan_removal(added, topic_configs, broker_configs)
+        if module.check_mode:
+            break
         try:
             apply(admin, p, live, plan, Op.SUBTRACT, Op.DELETE, None)
-        except Exception:  # a broker starting up moves between "stopped" and "running": read again, once
+            break
+        except Exception:
+            if attempt == 2:
+                raise
             time.sleep(10)
-            live = set(read_zk_registry(zk)["brokers"])
-            topic_configs, broker_configs = read_configs(admin, zk, live, added["topics"], added["brokers"], timeout)
-            plan = kt.plan_removal(added, topic_configs, broker_configs)
-            apply(admin, p, live, plan, Op.SUBTRACT, Op.DELETE, None)
+    if not module.check_mode:
         for path in records.values():
             os.remove(path)
     return plan, dict(removed=plan, records=sorted(records.values()))
