@@ -7,6 +7,7 @@ The modules answer one check each: `done`, `remaining` (a count that falls to 0,
 check is retried only when the module marks it `retryable` (the cluster may answer later); any other
 failure (a name that does not resolve, a refused login, bad arguments) ends the wait at once.
 Each waiting module's action plugin file is a symlink to this one; self._task.action names the module.
+The loop is wait(), a plain function of the module call and the clock, so unit tests can drive it.
 """
 
 import time
@@ -35,64 +36,77 @@ ERROR_GRACE_SECONDS = 60
 BYTES_INTERVAL_SECONDS = 15
 
 
+def wait(execute, args, name, now=time.monotonic, sleep=time.sleep):
+    """Run the module's check until it is done, fails in a way waiting cannot fix, or wait_timeout runs out.
+
+    execute(module_args) runs the module once and returns its result; args are the task's arguments; name is
+    the module's short name for the progress lines; now() and sleep(seconds) are the clock (the unit tests pass
+    a fake one). Without a wait_timeout the module runs once and its result is returned as it is.
+    """
+    args = dict(args)
+    wait_timeout = int(args.get("wait_timeout", 0))
+    poll_interval = float(args.pop("poll_interval", 3))
+    started = now()
+    bytes_read_at, copy = None, {}   # the last bytes figure: bytes_missing and copy_progress
+
+    def check():
+        nonlocal bytes_read_at
+        call = dict(args, wait_timeout=0)
+        if "kafka_tools_home" in args and bytes_read_at is not None \
+                and now() - bytes_read_at < BYTES_INTERVAL_SECONDS:
+            call.pop("kafka_tools_home")
+        elif "kafka_tools_home" in args:
+            bytes_read_at = now()
+        result = execute(call)
+        if "bytes_missing" in result:
+            copy.update(bytes_missing=result["bytes_missing"], copy_progress=result["copy_progress"])
+        elif copy and not result.get("failed"):
+            result.update(remaining=copy["bytes_missing"], bytes_missing=copy["bytes_missing"],
+                          copy_progress=copy["copy_progress"])
+        return result
+
+    result = check()
+    if wait_timeout <= 0:
+        return result
+    samples, last_line, failing_since = [], None, None
+    while True:
+        waited = now() - started
+        if not result.get("failed") and result.get("done"):
+            result["waited"] = round(waited, 1)
+            return result
+        if result.get("failed"):
+            failing_since = failing_since if failing_since is not None else waited
+            if not result.get("retryable"):
+                return result  # waiting cannot fix it: fail now, with the module's error
+            if waited - failing_since > ERROR_GRACE_SECONDS:
+                result["msg"] = f"still failing after {ERROR_GRACE_SECONDS}s: {result.get('msg')}"
+                return result
+            line = f"cannot check yet: {result.get('msg')}"
+        else:
+            failing_since = None
+            samples.append((waited, result.get("remaining")))
+            line = result.get("progress", "") + result.get("copy_progress", "")
+        if line != last_line or int(waited) % 30 < poll_interval:
+            display.display(f"  [{name}] {line} (waited {waited:.0f}s{eta_text(samples)})")
+            last_line = line
+        if waited >= wait_timeout:
+            break
+        sleep(poll_interval)
+        result = check()
+    result["failed"] = True
+    result["waited"] = round(waited, 1)
+    result["msg"] = result.get("timeout_msg") or f"gave up after {wait_timeout}s: {result.get('msg')}"
+    return result
+
+
 class ActionModule(ActionBase):
     _supports_check_mode = True
 
     def run(self, tmp=None, task_vars=None):
         super().run(tmp, task_vars)
-        args = dict(self._task.args)
-        wait_timeout = int(args.get("wait_timeout", 0))
-        poll_interval = float(args.pop("poll_interval", 3))
         module = self._task.action  # the module's full name: kafkaops.toolkit.<module>
-        name = module.split(".")[-1]
-        started = time.monotonic()
-        bytes_read_at, copy = None, {}   # the last bytes figure: bytes_missing and copy_progress
 
-        def check():
-            nonlocal bytes_read_at
-            call = dict(args, wait_timeout=0)
-            if "kafka_tools_home" in args and bytes_read_at is not None \
-                    and time.monotonic() - bytes_read_at < BYTES_INTERVAL_SECONDS:
-                call.pop("kafka_tools_home")
-            elif "kafka_tools_home" in args:
-                bytes_read_at = time.monotonic()
-            result = self._execute_module(module_name=module, module_args=call, task_vars=task_vars)
-            if "bytes_missing" in result:
-                copy.update(bytes_missing=result["bytes_missing"], copy_progress=result["copy_progress"])
-            elif copy and not result.get("failed"):
-                result.update(remaining=copy["bytes_missing"], bytes_missing=copy["bytes_missing"],
-                              copy_progress=copy["copy_progress"])
-            return result
+        def execute(module_args):
+            return self._execute_module(module_name=module, module_args=module_args, task_vars=task_vars)
 
-        result = check()
-        if wait_timeout <= 0:
-            return result
-        samples, last_line, failing_since = [], None, None
-        while True:
-            waited = time.monotonic() - started
-            if not result.get("failed") and result.get("done"):
-                result["waited"] = round(waited, 1)
-                return result
-            if result.get("failed"):
-                failing_since = failing_since if failing_since is not None else waited
-                if not result.get("retryable"):
-                    return result  # waiting cannot fix it: fail now, with the module's error
-                if waited - failing_since > ERROR_GRACE_SECONDS:
-                    result["msg"] = f"still failing after {ERROR_GRACE_SECONDS}s: {result.get('msg')}"
-                    return result
-                line = f"cannot check yet: {result.get('msg')}"
-            else:
-                failing_since = None
-                samples.append((waited, result.get("remaining")))
-                line = result.get("progress", "") + result.get("copy_progress", "")
-            if line != last_line or int(waited) % 30 < poll_interval:
-                display.display(f"  [{name}] {line} (waited {waited:.0f}s{eta_text(samples)})")
-                last_line = line
-            if waited >= wait_timeout:
-                break
-            time.sleep(poll_interval)
-            result = check()
-        result["failed"] = True
-        result["waited"] = round(waited, 1)
-        result["msg"] = result.get("timeout_msg") or f"gave up after {wait_timeout}s: {result.get('msg')}"
-        return result
+        return wait(execute, self._task.args, module.split(".")[-1])
