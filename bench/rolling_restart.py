@@ -18,13 +18,12 @@ sys.path.insert(0, str(REPO))
 
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
-from lab import config  # noqa: E402
+from lab import cluster_settings  # noqa: E402
 from lab.traffic import AckedProducer, read_all  # noqa: E402
 
 
 def main():
-    brokers = [h for h in config.load_hosts() if "kafka_broker" in h.groups]
-    bootstrap = ",".join(f"{h.address}:9092" for h in brokers)
+    bootstrap = cluster_settings.load()["bootstrap_servers"]
     topic = f"bench-roll-{uuid.uuid4().hex[:6]}"
     admin = AdminClient({"bootstrap.servers": bootstrap})
     admin.create_topics([NewTopic(topic, num_partitions=6, replication_factor=3)])[topic].result(30)

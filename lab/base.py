@@ -3,7 +3,7 @@
 import shutil
 import time
 
-from . import config
+from . import config, names
 from .shell import run
 
 _STAMP = ".lab-base"
@@ -56,6 +56,5 @@ def write_host_files(hosts, public_key):
     keys = ssh_dir / "authorized_keys"
     keys.write_text(public_key)
     keys.chmod(0o600)
-    lines = ["127.0.0.1 localhost", "::1 localhost ip6-localhost ip6-loopback"]
-    lines += [f"{h.address} {h.name}" for h in hosts]
+    lines = ["127.0.0.1 localhost", "::1 localhost ip6-localhost ip6-loopback", *names.host_lines(hosts)]
     (config.BASE / "etc" / "hosts").write_text("\n".join(lines) + "\n")

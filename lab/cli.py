@@ -6,7 +6,7 @@ import shutil
 import sys
 import time
 
-from . import base, config, disks, faults, machines, network
+from . import base, config, disks, faults, machines, names, network
 from .shell import LabError
 
 
@@ -23,6 +23,7 @@ def up(hosts):
         # Nothing runs from the base, so it is safe to (re)write what hosts read from it.
         base.write_host_files(hosts, public_key)
     network.ensure_bridge(config.bridge_address(hosts))
+    names.add_to_controller(hosts)
     for host in to_boot:
         network.ensure_netns(host)
         if host.has_disk:
@@ -40,6 +41,7 @@ def down(hosts):
     if stopped:
         print(f"stopped {', '.join(stopped)}", flush=True)
     network.teardown()
+    names.remove_from_controller()
     disks.teardown()
     shutil.rmtree(config.RUN, ignore_errors=True)
     shutil.rmtree(config.DISKS, ignore_errors=True)

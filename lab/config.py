@@ -18,6 +18,9 @@ RUN = ROOT / "run"          # per host: overlay upper dir, nspawn pid and consol
 DISKS = ROOT / "disks"      # per broker host: a sparse ext4 image and its mount point
 
 BRIDGE = "kafkalab0"
+# Every host's DNS name is <name>.<DOMAIN>, in /etc/hosts on each host and on this machine (lab/names.py);
+# inventories/lab/group_vars/all.yml advertises the brokers under it.
+DOMAIN = "kafkalab.test"
 NETNS_PREFIX = "kafkalab-"
 DATA_DISK_SIZE = "6G"       # sparse: takes only what Kafka writes
 DATA_DISK_MOUNT = "/var/lib/kafka"  # where a broker host sees its data filesystem
@@ -40,6 +43,10 @@ class Host:
     @property
     def netns(self):
         return NETNS_PREFIX + self.name
+
+    @property
+    def fqdn(self):
+        return f"{self.name}.{DOMAIN}"
 
     @property
     def has_disk(self):

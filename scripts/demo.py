@@ -19,7 +19,7 @@ sys.path.insert(0, str(REPO))
 from kazoo.client import KazooClient  # noqa: E402
 
 from canary import Canary, ensure_topic  # noqa: E402
-from lab import config, machines  # noqa: E402
+from lab import cluster_settings, config, machines  # noqa: E402
 from lab.traffic import fill  # noqa: E402
 
 DATA_TOPIC = "demo-orders"      # data already there, for the replacement to copy
@@ -52,8 +52,8 @@ def wait_until_deregistered(zookeeper, broker_id):
 
 def main():
     hosts = {h.name: h for h in config.load_hosts()}
-    bootstrap = ",".join(f"{h.address}:9092" for h in hosts.values() if "kafka_broker" in h.groups)
-    zookeeper = ",".join(f"{h.address}:2181" for h in hosts.values() if "zookeeper" in h.groups) + "/kafka"
+    settings = cluster_settings.load()
+    bootstrap, zookeeper = settings["bootstrap_servers"], settings["zookeeper_connect"]
     run_dir = REPO / ".cache" / "demo" / datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
     run_dir.mkdir(parents=True)
     snapshots, ledger, report = run_dir / "snapshots", run_dir / "ledger.jsonl", run_dir / "report"

@@ -9,9 +9,7 @@ import time
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
-from lab import config
-
-KAFKA_PORT = 9092
+from lab import cluster_settings, config
 
 
 class LabCluster:
@@ -20,20 +18,20 @@ class LabCluster:
         self.brokers = [h for h in self.hosts.values() if "kafka_broker" in h.groups]
         self.zookeepers = [h for h in self.hosts.values() if "zookeeper" in h.groups]
         self.spares = [h for h in self.hosts.values() if "kafka_spare" in h.groups]
-        self.bootstrap = ",".join(f"{h.address}:{KAFKA_PORT}" for h in self.brokers)
-        self.zookeeper_connect = ",".join(f"{h.address}:2181" for h in self.zookeepers) + "/kafka"
+        settings = cluster_settings.load()
+        self.bootstrap, self.zookeeper_connect = settings["bootstrap_servers"], settings["zookeeper_connect"]
         self.broker_ids = set(range(1, len(self.brokers) + 1))
 
     def admin(self):
         return AdminClient({"bootstrap.servers": self.bootstrap})
 
-    def _host_at(self, address):
-        return next(h for h in self.hosts.values() if h.address == address)
+    def _host_at(self, name):
+        return next(h for h in self.hosts.values() if h.fqdn == name)
 
     def broker_id(self, host):
-        """The id of the broker registered at the host's address."""
+        """The id of the broker registered under the host's name."""
         admin = self.admin()
-        return next(b.id for b in admin.list_topics(timeout=10).brokers.values() if b.host == host.address)
+        return next(b.id for b in admin.list_topics(timeout=10).brokers.values() if b.host == host.fqdn)
 
     def leader(self, topic, partition=0):
         """The lab host that leads the partition now."""

@@ -9,12 +9,8 @@ import uuid
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from lab import config
+from lab import cluster_settings, config
 from lab.traffic import delete_topic
-
-KAFKA_PORT = 9092
-ZOOKEEPER_PORT = 2181
-ZOOKEEPER_CHROOT = "/kafka"
 
 
 def _group(name):
@@ -32,13 +28,19 @@ def zookeepers():
 
 
 @pytest.fixture(scope="session")
-def bootstrap_servers(brokers):
-    return ",".join(f"{h.address}:{KAFKA_PORT}" for h in brokers)
+def settings():
+    """What the connection role derives from the inventory (playbooks/client_settings.yml)."""
+    return cluster_settings.load()
 
 
 @pytest.fixture(scope="session")
-def zookeeper_connect(zookeepers):
-    return ",".join(f"{h.address}:{ZOOKEEPER_PORT}" for h in zookeepers) + ZOOKEEPER_CHROOT
+def bootstrap_servers(settings):
+    return settings["bootstrap_servers"]
+
+
+@pytest.fixture(scope="session")
+def zookeeper_connect(settings):
+    return settings["zookeeper_connect"]
 
 
 @pytest.fixture(scope="session")
@@ -63,13 +65,13 @@ def run_module():
 
 
 @pytest.fixture
-def topic(brokers, bootstrap_servers):
+def topic(settings, bootstrap_servers):
     """A fresh RF=3, 6-partition topic that every broker already knows with a leader per partition
     (brokers learn new topics from the controller one by one)."""
     admin = AdminClient({"bootstrap.servers": bootstrap_servers})
     name = f"test-{uuid.uuid4().hex[:8]}"
     admin.create_topics([NewTopic(name, num_partitions=6, replication_factor=3)])[name].result(30)
-    per_broker = [AdminClient({"bootstrap.servers": f"{h.address}:{KAFKA_PORT}"}) for h in brokers]
+    per_broker = [AdminClient({"bootstrap.servers": endpoint}) for endpoint in settings["brokers"].values()]
     deadline = time.monotonic() + 30
     for broker_admin in per_broker:
         while True:

@@ -16,3 +16,15 @@ def service_starts(hosts, unit):
         values = dict(line.split("=", 1) for line in shown.split())
         starts[h.name] = (int(values["ExecMainPID"]), int(values["ExecMainStartTimestampMonotonic"]))
     return starts
+
+
+def service_stop_and_start(hosts, unit):
+    """Per host, (when the unit last stopped, when its main process last started), in the kernel's
+    monotonic µs shared by all lab hosts: a restart that finished before another began shows as
+    stop < start <= the other's stop."""
+    times = {}
+    for h in hosts:
+        stop, start = "InactiveEnterTimestampMonotonic", "ExecMainStartTimestampMonotonic"
+        values = dict(line.split("=", 1) for line in ssh_run(h, f"systemctl show -p {stop} -p {start} {unit}").split())
+        times[h.name] = (int(values[stop]), int(values[start]))
+    return times

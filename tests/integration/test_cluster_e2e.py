@@ -1,10 +1,10 @@
 """End to end on the lab: the deployed ensemble and brokers form one healthy, hardened cluster that
 keeps every message written with acks=all."""
 
-import zookeeper_state
 from confluent_kafka.admin import AdminClient, ConfigResource
 from kazoo.client import KazooClient
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import zookeeper_state
 from lab.traffic import AckedProducer, read_all
 
 MESSAGES = 10_000
@@ -22,10 +22,11 @@ HARDENED = {
 }
 
 
-def test_zookeeper_ensemble_has_one_leader_and_two_followers(zookeepers):
+def test_zookeeper_ensemble_has_one_leader_and_two_followers(settings):
     modes = []
-    for host in zookeepers:
-        modes.append(zookeeper_state.parse_srvr(zookeeper_state.four_letter_word(host.address, 2181))["mode"])
+    for member in settings["zookeeper_members"].values():
+        host, port = member.rsplit(":", 1)
+        modes.append(zookeeper_state.parse_srvr(zookeeper_state.four_letter_word(host, int(port)))["mode"])
     assert sorted(modes) == ["follower", "follower", "leader"]
 
 

@@ -1,7 +1,7 @@
 """kafka_cluster_info against the lab cluster."""
 
 
-def test_reports_controller_brokers_and_healthy_partitions(run_module, brokers, bootstrap_servers,
+def test_reports_controller_brokers_and_healthy_partitions(run_module, settings, bootstrap_servers,
                                                            zookeeper_connect):
     result = run_module("kafka_cluster_info", bootstrap_servers=bootstrap_servers,
                         zookeeper_connect=zookeeper_connect)
@@ -12,7 +12,10 @@ def test_reports_controller_brokers_and_healthy_partitions(run_module, brokers, 
     assert summary["controller_id"] in (1, 2, 3)
     assert len(summary["cluster_id"]) == 22  # Kafka's base64 UUID
     assert summary["under_replicated"] == summary["offline"] == summary["under_min_isr"] == 0
-    assert sorted(b["host"] for b in result["brokers"].values()) == sorted(h.address for h in brokers)
+    # Brokers advertise the names of inventories/lab (kafka_advertised_host), not the addresses.
+    advertised = sorted(f"{b['host']}:{b['port']}" for b in result["brokers"].values())
+    assert advertised == sorted(settings["brokers"].values())
+    assert all(b["host"].endswith(".kafkalab.test") for b in result["brokers"].values())
 
 
 def test_unreachable_cluster_fails_with_what_to_check(run_module):

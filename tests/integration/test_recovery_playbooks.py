@@ -220,7 +220,7 @@ def test_replace_a_powered_off_broker_under_load_loses_nothing(
         unreported = producer.stop()
 
         info = run_module("kafka_cluster_info", **conn)
-        assert info["brokers"]["2"]["host"] == kafka4.address
+        assert info["brokers"]["2"]["host"] == kafka4.fqdn
         assert info["under_replicated"] == [] and info["offline"] == []
         assert [p for p in info["partitions"] if p["leader"] != p["replicas"][0]] == []  # preferred leaders
         assert throttles_anywhere(bootstrap_servers) == {}
@@ -231,7 +231,7 @@ def test_replace_a_powered_off_broker_under_load_loses_nothing(
     finally:
         producer.stop()
         _spare_again_and_kafka2_back(run_module, conn)
-    assert run_module("kafka_cluster_info", **conn)["brokers"]["2"]["host"] == kafka2.address
+    assert run_module("kafka_cluster_info", **conn)["brokers"]["2"]["host"] == kafka2.fqdn
 
 
 def test_replace_fences_a_live_broker_when_asked(
@@ -245,8 +245,8 @@ def test_replace_fences_a_live_broker_when_asked(
         state = ssh_run(kafka2, "systemctl is-enabled kafka; systemctl is-active kafka || true").split()
         assert state == ["disabled", "inactive"]
         info = run_module("kafka_cluster_info", **conn)
-        assert info["brokers"]["2"]["host"] == kafka4.address and info["under_replicated"] == []
+        assert info["brokers"]["2"]["host"] == kafka4.fqdn and info["under_replicated"] == []
         assert throttles_anywhere(bootstrap_servers) == {}
     finally:
         _spare_again_and_kafka2_back(run_module, conn)
-    assert run_module("kafka_cluster_info", **conn)["brokers"]["2"]["host"] == kafka2.address
+    assert run_module("kafka_cluster_info", **conn)["brokers"]["2"]["host"] == kafka2.fqdn

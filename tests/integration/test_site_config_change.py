@@ -1,10 +1,11 @@
-"""A config change through site.yml restarts the brokers one at a time through the same gates as the
-rolling restart, while an acks=all producer writes without a failed delivery or a lost message."""
+"""A config change through site.yml restarts the brokers, and the ZooKeeper members, one at a time through
+the same gates as the rolling restarts (the ZooKeeper leader last), while an acks=all producer writes
+without a failed delivery or a lost message."""
 
 import json
 
 from confluent_kafka.admin import AdminClient, ConfigResource
-from lab_hosts import service_starts
+from lab_hosts import service_starts, service_stop_and_start
 
 from lab.traffic import AckedProducer, read_all
 
@@ -30,6 +31,31 @@ def test_config_change_rolls_brokers_through_the_gates(run_playbook, brokers, bo
         after = service_starts(brokers, "kafka")
         assert all(after[name] != before[name] for name in before)
         assert [_live(bootstrap_servers, b, "log.cleaner.threads") for b in (1, 2, 3)] == ["2", "2", "2"]
+        assert unreported == 0 and producer.failed == []
+        assert read_all(bootstrap_servers, topic, len(producer.acked)) == producer.acked
+    finally:
+        assert run_playbook("site.yml").returncode == 0  # back to the configuration the other tests expect
+
+
+def test_zookeeper_config_change_rolls_members_one_at_a_time_the_leader_last(run_playbook, run_module, settings,
+                                                                           zookeepers, bootstrap_servers, topic):
+    leader = run_module("zookeeper_ensemble_info", members=settings["zookeeper_members"])["leader"]
+    before = service_stop_and_start(zookeepers, "zookeeper")
+    producer = AckedProducer(bootstrap_servers, topic, rate=300)
+    producer.start()
+    try:
+        proc = run_playbook("site.yml", "-e", json.dumps({"zookeeper_max_client_cnxns": 61}))
+    finally:
+        unreported = producer.stop()
+    try:
+        assert proc.returncode == 0
+        after = service_stop_and_start(zookeepers, "zookeeper")
+        assert all(after[name][1] != before[name][1] for name in before), "a member was not restarted"
+        # From the members' own stop and start times: each stopped only after the previous one started.
+        order = sorted(after, key=lambda name: after[name][1])
+        assert order[-1] == leader, f"restart order {order}, leader {leader}"
+        for earlier, later in zip(order, order[1:], strict=False):
+            assert after[earlier][1] <= after[later][0], f"{later} stopped before {earlier} was back"
         assert unreported == 0 and producer.failed == []
         assert read_all(bootstrap_servers, topic, len(producer.acked)) == producer.acked
     finally:

@@ -1,8 +1,9 @@
 """The lab boots what the lab inventory says."""
 
 import pytest
+import yaml
 
-from lab import config
+from lab import config, names
 
 
 def test_lab_hosts_come_from_the_inventory():
@@ -23,3 +24,23 @@ def test_hosts_outside_one_network_are_refused(tmp_path):
                          "        a: {ansible_host: 10.0.0.5}\n        b: {ansible_host: 10.0.1.5}\n")
     with pytest.raises(SystemExit, match="outside 10.0.0.0/24"):
         config.bridge_address(config.load_hosts(inventory))
+
+
+def test_brokers_advertise_the_names_the_lab_resolves():
+    group_vars = yaml.safe_load((config.REPO / "inventories/lab/group_vars/all.yml").read_text())
+    assert group_vars["kafka_advertised_host"] == "{{ inventory_hostname }}." + config.DOMAIN
+    assert config.load_hosts()[0].fqdn == "zk1." + config.DOMAIN
+
+
+def test_the_controllers_hosts_block_is_written_once_and_removed_exactly(tmp_path):
+    etc_hosts = tmp_path / "hosts"
+    original = "127.0.0.1 localhost\n10.0.0.9 other  # kept\n"
+    etc_hosts.write_text(original)
+    hosts = config.load_hosts()
+    names.add_to_controller(hosts, etc_hosts)
+    names.add_to_controller(hosts, etc_hosts)  # a second `lab up` keeps one block
+    text = etc_hosts.read_text()
+    assert text.startswith(original) and text.count(names.BEGIN) == 1
+    assert "10.213.7.21 kafka1.kafkalab.test kafka1" in text.splitlines()
+    names.remove_from_controller(etc_hosts)
+    assert etc_hosts.read_text() == original

@@ -21,7 +21,7 @@ def test_identity_and_addresses_come_from_the_inventory(host):
     hostvars = host.ansible.get_variables()
     props = _properties(host)
     assert props["broker.id"] == str(hostvars["kafka_broker_id"])
-    assert props["advertised.listeners"] == f"PLAINTEXT://{hostvars['ansible_host']}:9092"
+    assert props["advertised.listeners"] == f"PLAINTEXT://{host.backend.get_hostname()}.kafkalab.test:9092"
     assert props["zookeeper.connect"] == "10.213.7.11:2181,10.213.7.12:2181,10.213.7.13:2181/kafka"
     assert props["log.dirs"] == "/var/lib/kafka/data"
 

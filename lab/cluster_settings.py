@@ -1,0 +1,23 @@
+"""The lab cluster's connection settings for Python clients (demo, benchmarks, tests), as the connection
+role derives them from inventories/lab: playbooks/client_settings.yml writes them, this reads them."""
+
+import functools
+import json
+import os
+import subprocess
+
+from . import config
+
+PATH = config.REPO / ".cache" / "lab" / "client-settings.json"
+
+
+@functools.cache
+def load():
+    """{"bootstrap_servers", "zookeeper_connect", "brokers": {host: "host:port"},
+    "zookeeper_members": {host: "host:port"}}, written once per process."""
+    env = dict(os.environ, ANSIBLE_CONFIG=str(config.REPO / "ansible.cfg"))
+    proc = subprocess.run(["ansible-playbook", "playbooks/client_settings.yml", "-e",
+                           f"client_settings_path={PATH}"], cwd=config.REPO, env=env, capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError(f"playbooks/client_settings.yml failed:\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
+    return json.loads(PATH.read_text())
