@@ -41,6 +41,7 @@ def add_to_controller(hosts, path=ETC_HOSTS):
 
 def remove_from_controller(path=ETC_HOSTS):
     text = path.read_text()
-    if without_block(text) != text:
-        path.write_text(without_block(text))
+    wanted = without_block(text)
+    if wanted != text:
+        path.write_text(wanted)
 

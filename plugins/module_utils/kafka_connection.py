@@ -43,15 +43,20 @@ def _host_ports(servers):
     return pairs
 
 
+def check_resolvable(label, servers):
+    """Resolve every host of a 'host:port,...' list: a name that does not resolve is a wrong inventory,
+    not a 'not yet'."""
+    for host, port in _host_ports(servers):
+        try:
+            socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except socket.gaierror as exc:
+            raise PermanentError(f"{label}: {host} does not resolve ({exc.strerror})") from None
+
+
 def check_addresses(params):
-    """Resolve every bootstrap server and ZooKeeper member: a name that does not resolve is a wrong
-    inventory, not a 'not yet'."""
+    """Resolve every bootstrap server and ZooKeeper member."""
     for key in ("bootstrap_servers", "zookeeper_connect"):
-        for host, port in _host_ports(params[key]):
-            try:
-                socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            except socket.gaierror as exc:
-                raise PermanentError(f"{key}: {host} does not resolve ({exc.strerror})") from None
+        check_resolvable(key, params[key])
 
 
 def is_permanent(exc):

@@ -88,6 +88,7 @@ rates:
 
 import json
 import os
+import re
 import time
 
 from ansible.module_utils.basic import AnsibleModule
@@ -202,8 +203,8 @@ def records_of(record_dir, cluster_id, broker_id):
     """{broker id: record path} of the cluster's records (one broker's, or all with broker_id None)."""
     folder = os.path.join(record_dir, str(cluster_id))
     names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
-    found = {int(n[len("broker-"):-len(".json")]): os.path.join(folder, n) for n in names
-             if n.startswith("broker-") and n.endswith(".json") and n[len("broker-"):-len(".json")].isdigit()}
+    matches = [re.fullmatch(r"broker-(\d+)\.json", n) for n in names]
+    found = {int(m.group(1)): os.path.join(folder, m.group(0)) for m in matches if m}
     return found if broker_id is None else {b: path for b, path in found.items() if b == broker_id}
 
 

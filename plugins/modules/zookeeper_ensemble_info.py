@@ -41,7 +41,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import zookeeper_state
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     PermanentError,
-    check_addresses,
+    check_resolvable,
     wait_args,
 )
 
@@ -52,10 +52,9 @@ def main():
                            supports_check_mode=True)
     answers = {}
     try:  # a member name that does not resolve is a wrong inventory: waiting cannot fix it
-        check_addresses({"bootstrap_servers": ",".join(map(str, module.params["members"].values())),
-                         "zookeeper_connect": ",".join(map(str, module.params["members"].values()))})
+        check_resolvable("ZooKeeper members", ",".join(map(str, module.params["members"].values())))
     except PermanentError as exc:
-        module.fail_json(msg=f"ZooKeeper members: {exc}")
+        module.fail_json(msg=str(exc))
     for name, address in module.params["members"].items():
         host, _, port = str(address).rpartition(":")
         answers[name] = zookeeper_state.four_letter_word(host, int(port),

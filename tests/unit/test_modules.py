@@ -152,3 +152,23 @@ def test_zookeeper_ensemble_info_without_quorum(monkeypatch):
     result = run_module("zookeeper_ensemble_info", {"members": members}, monkeypatch)
     assert result["has_leader"] is False and result["done"] is False and result["remaining"] == 2
     assert result["progress"] == "ensemble: no leader; not serving: zk2, zk3"
+
+
+def test_zookeeper_ensemble_info_fails_at_once_on_a_member_that_does_not_resolve(monkeypatch):
+    monkeypatch.setattr(zookeeper_state, "four_letter_word", lambda host, port, timeout: "Mode: follower\n")
+    members = {"zk1": "127.0.0.1:2181", "zk9": "no-such-member.invalid:2181"}
+    result = run_module("zookeeper_ensemble_info", {"members": members}, monkeypatch)
+    assert result["failed"] is True and not result.get("retryable")
+    assert result["msg"].startswith("ZooKeeper members: no-such-member.invalid does not resolve")
+
+
+def test_throttle_records_are_found_by_their_file_names_only(tmp_path):
+    from ansible_collections.kafkaops.toolkit.plugins.modules.kafka_replication_throttle import records_of
+    folder = tmp_path / "cluster-a"
+    folder.mkdir()
+    for name in ("broker-1.json", "broker-12.json", "broker-2.json.tmp", "broker-x.json", "notes.txt"):
+        (folder / name).write_text("{}")
+    assert records_of(str(tmp_path), "cluster-a", None) == {1: str(folder / "broker-1.json"),
+                                                             12: str(folder / "broker-12.json")}
+    assert records_of(str(tmp_path), "cluster-a", 12) == {12: str(folder / "broker-12.json")}
+    assert records_of(str(tmp_path), "cluster-b", None) == {}
