@@ -70,8 +70,14 @@ def cut(host, peers):
             _in_netns(host, "iptables", "-A", CHAIN, "-d", peer.address, "-j", "DROP")
 
 
+def refuse_ssh(host):
+    """Refuse SSH connections to the host, as from a hung machine whose services still run (undo: connect)."""
+    _ensure_chain(host)
+    _in_netns(host, "iptables", "-A", CHAIN, "-p", "tcp", "--dport", "22", "-j", "REJECT", "--reject-with", "tcp-reset")
+
+
 def connect(host):
-    """Remove every drop rule of the host."""
+    """Remove every drop and refuse rule of the host."""
     if _in_netns(host, "iptables", "-n", "-L", CHAIN, check=False).returncode == 0:
         _in_netns(host, "iptables", "-F", CHAIN)
 
@@ -92,11 +98,11 @@ def _require_disk(host):
         raise LabError(f"{host.name} has no data disk of its own")
 
 
-def fill(host):
-    """Take every free byte of the host's data filesystem (undo: unfill)."""
+def fill(host, leave=0):
+    """Take every free byte of the host's data filesystem but `leave` bytes (undo: unfill)."""
     _require_disk(host)
-    run_on(host, f"fallocate -l $(df -B1 --output=avail {config.DATA_DISK_MOUNT} | tail -1) {FILL_FILE} "
-              f"|| true; sync")
+    run_on(host, f"fallocate -l $(( $(df -B1 --output=avail {config.DATA_DISK_MOUNT} | tail -1) - {int(leave)} )) "
+              f"{FILL_FILE} || true; sync")
 
 
 def unfill(host):

@@ -91,10 +91,13 @@ def _ansible_env():
 
 @pytest.fixture(scope="session")
 def run_playbook():
-    """Run one of the project's playbooks as an operator would; returns the finished process."""
+    """Run one of the project's playbooks as an operator would; returns the finished process, with
+    .output: what the operator sees, the play output and the errors printed apart, with the callback's
+    line wrapping undone."""
     def run(playbook, *args):
         cmd = ["ansible-playbook", f"playbooks/{playbook}", *args]
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=config.REPO, env=_ansible_env())
         print(proc.stdout[-20000:], proc.stderr[-5000:])  # shown by pytest when the test fails
+        proc.output = " ".join((proc.stdout + proc.stderr).split())
         return proc
     return run

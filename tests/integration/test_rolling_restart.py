@@ -1,6 +1,6 @@
 """playbooks/rolling_restart.yml on the lab: every broker restarted once under load with nothing
-lost and the controller last; a refusal when a stop would take partitions below min ISR; check mode
-touches nothing."""
+lost and the controller last; a refusal when a stop would take partitions below min ISR; the roll ends
+at a broker that is not back; check mode touches nothing."""
 
 import json
 
@@ -60,6 +60,26 @@ def test_roll_refuses_a_stop_that_would_leave_partitions_below_min_isr(
         assert service_starts(others, "kafka") == before, "no other broker was stopped"
     finally:
         ssh_run(stopped, "systemctl start kafka")
+        healthy = run_module("kafka_broker_wait_healthy", broker_id=1, wait_timeout=300,
+                             bootstrap_servers=bootstrap_servers, zookeeper_connect=zookeeper_connect)
+        assert not healthy["failed"], healthy.get("msg")
+
+
+def test_roll_ends_at_a_broker_that_does_not_come_back(
+        run_playbook, run_module, brokers, bootstrap_servers, zookeeper_connect):
+    # kafka1 goes first, and its next start fails: its config now names a broker id its data is not.
+    kafka1, others = brokers[0], brokers[1:]
+    config = "/etc/kafka/server.properties"
+    ssh_run(kafka1, f"cp -p {config} {config}.saved && echo broker.id=99 >> {config}")
+    try:
+        before = service_starts(others, "kafka")
+        proc = run_playbook("rolling_restart.yml", "-e", json.dumps({
+            "restart_first": ["kafka1"], "rolling_restart_healthy_timeout": 20}))
+        assert proc.returncode != 0
+        assert "broker 1 did not register in ZooKeeper" in proc.output
+        assert service_starts(others, "kafka") == before, "the roll went on past a broker that was not back"
+    finally:
+        ssh_run(kafka1, f"mv {config}.saved {config} && systemctl restart kafka")
         healthy = run_module("kafka_broker_wait_healthy", broker_id=1, wait_timeout=300,
                              bootstrap_servers=bootstrap_servers, zookeeper_connect=zookeeper_connect)
         assert not healthy["failed"], healthy.get("msg")

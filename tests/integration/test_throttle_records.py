@@ -10,7 +10,7 @@ import time
 
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource
 from conftest import _ansible_env
-from test_recovery_playbooks import BULK, MIB, _output, _wait_healthy, bulk_topic  # noqa: F401 (fixture)
+from test_recovery_playbooks import BULK, MIB, _wait_healthy, bulk_topic  # noqa: F401 (fixture)
 from throttles import throttles_anywhere
 
 from lab import config
@@ -70,7 +70,7 @@ def test_a_killed_rebuild_leaves_a_record_that_remove_throttles_removes_exactly(
         assert left["broker 3"] == {"follower.replication.throttled.rate": str(MIB)}
 
         removed = run_playbook("remove_throttles.yml", "-e", f"throttle_record_dir={records}")
-        assert removed.returncode == 0, _output(removed)[-3000:]
+        assert removed.returncode == 0, removed.output[-3000:]
         assert throttles_anywhere(bootstrap_servers) == by_hand
         assert list(records.glob("*/*.json")) == []
     finally:

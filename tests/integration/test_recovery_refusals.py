@@ -1,0 +1,187 @@
+"""Every refusal of rebuild_broker.yml and replace_broker.yml on the lab: the cause is made real, the run
+is refused with the rule's message, and it changes nothing (unchanged.lab_state: every host's services,
+config files and data dirs, the registrations and dynamic configs in ZooKeeper, the throttles)."""
+
+import time
+import uuid
+
+import pytest
+from confluent_kafka.admin import AdminClient, NewTopic
+from lab_hosts import ssh_run
+from test_recovery_playbooks import DATA_DIR, MIB, REPLACE, _conn, _host, _wait_healthy
+from unchanged import lab_state
+
+from lab import config, faults
+from lab.traffic import delete_topic, fill
+
+INVENTORY = str(config.REPO / "inventories" / "lab")
+
+
+def _refused(run_playbook, settings, playbook, *args):
+    """Run a playbook that must be refused; its output, once it is shown that nothing changed."""
+    before = lab_state(settings)
+    proc = run_playbook(playbook, *args)
+    assert proc.returncode != 0
+    assert lab_state(settings) == before
+    return proc.output
+
+
+def _new_topic(bootstrap_servers, assignment, config=None):
+    """A topic with the given replica assignment (a list of replica lists), known to every live broker."""
+    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    name = f"refusal-{uuid.uuid4().hex[:8]}"
+    admin.create_topics([NewTopic(name, num_partitions=len(assignment), replica_assignment=assignment,
+                                  config=config or {})])[name].result(30)
+    time.sleep(2)  # let every broker learn it
+    return name
+
+
+@pytest.fixture
+def topics(bootstrap_servers):
+    """Make topics for one test; deleted after it."""
+    made = []
+    yield lambda assignment, config=None: made.append(_new_topic(bootstrap_servers, assignment, config)) or made[-1]
+    for name in made:
+        delete_topic(bootstrap_servers, name)
+
+
+def _wait_unregistered(run_module, conn, broker_id):
+    deadline = time.monotonic() + 60
+    while str(broker_id) in run_module("kafka_cluster_info", **conn)["brokers"]:
+        assert time.monotonic() < deadline, f"broker {broker_id} still registered after 60 s"
+        time.sleep(2)
+
+
+UNCLEAN = {"unclean.leader.election.enable": "true"}
+
+
+# --- rebuild_broker.yml, every broker up; rebuilding kafka3 (broker 3)
+
+def test_rebuild_refuses_while_unclean_election_is_on(run_playbook, settings, topics):
+    name = topics([[1, 2, 3]], UNCLEAN)
+    output = _refused(run_playbook, settings, "rebuild_broker.yml", "-e", "broker_host=kafka3")
+    assert f"Refusing to rebuild broker 3 (kafka3): unclean.leader.election.enable is true on topic {name}" in output
+
+
+def test_rebuild_refuses_to_empty_the_only_in_sync_replica(run_playbook, settings, topics):
+    name = topics([[3]])
+    output = _refused(run_playbook, settings, "rebuild_broker.yml", "-e", "broker_host=kafka3")
+    assert f"no other live broker is in the ISR of 1 partition(s): {name}[0]" in output
+
+
+def test_rebuild_refuses_a_stop_that_leaves_partitions_below_min_isr(
+        run_playbook, run_module, settings, bootstrap_servers, zookeeper_connect, topics):
+    conn = _conn(bootstrap_servers, zookeeper_connect)
+    name = topics([[1, 2, 3]])
+    ssh_run(_host("kafka1"), "systemctl stop kafka")
+    try:
+        _wait_unregistered(run_module, conn, 1)
+        output = _refused(run_playbook, settings, "rebuild_broker.yml", "-e", "broker_host=kafka3")
+        assert "stopping it would leave" in output and "below min.insync.replicas" in output
+        assert f"{name}[0]" in output
+    finally:
+        ssh_run(_host("kafka1"), "systemctl start kafka")
+        _wait_healthy(run_module, conn, 1)
+
+
+def test_rebuild_refuses_log_dirs_of_another_broker(run_playbook, settings, tmp_path):
+    # The inventory says kafka3 is broker 1 (an operator's swapped ids); its disk holds broker 3's data.
+    overlay = tmp_path / "swapped.yml"
+    overlay.write_text("all:\n  hosts:\n    kafka1: {kafka_broker_id: 3}\n    kafka3: {kafka_broker_id: 1}\n")
+    output = _refused(run_playbook, settings, "rebuild_broker.yml", "-i", INVENTORY, "-i", str(overlay),
+                      "-e", "broker_host=kafka3")
+    assert f"Refusing to rebuild broker 1 (kafka3): {DATA_DIR} holds the data of broker.id 3, not 1" in output
+
+
+def test_rebuild_refuses_a_disk_that_cannot_be_read(run_playbook, run_module, settings, bootstrap_servers,
+                                                    zookeeper_connect):
+    kafka3 = _host("kafka3")
+    ssh_run(kafka3, "systemctl stop kafka")  # the broker a failed disk brought down
+    faults.unplug(kafka3)
+    try:
+        output = _refused(run_playbook, settings, "rebuild_broker.yml", "-e", "broker_host=kafka3")
+        assert f"Refusing to rebuild broker 3 (kafka3): {DATA_DIR} cannot be read: Input/output error" in output
+    finally:
+        faults.repair(kafka3)  # a fresh mount, and the host booted again: its broker starts
+        _wait_healthy(run_module, _conn(bootstrap_servers, zookeeper_connect), 3)
+
+
+def test_rebuild_refuses_to_keep_old_data_without_room_for_a_copy(
+        run_playbook, settings, bootstrap_servers, topic):
+    kafka3 = _host("kafka3")
+    fill(bootstrap_servers, topic, 64 * MIB)
+    faults.fill(kafka3, leave=16 * MIB)  # room for Kafka's own checkpoints, not for 64 MiB more
+    try:
+        output = _refused(run_playbook, settings, "rebuild_broker.yml", "-e", "broker_host=kafka3",
+                          "-e", "rebuild_keep_old_data=true")
+        assert "Refusing: rebuild_keep_old_data=true keeps the old data on the disk, and the rebuild needs" in output
+    finally:
+        faults.unfill(kafka3)
+
+
+# --- replace_broker.yml, kafka4 taking over broker 2
+
+def test_replace_refuses_a_broker_that_is_still_registered(run_playbook, settings):
+    output = _refused(run_playbook, settings, "replace_broker.yml", *REPLACE)
+    assert "Refusing to replace broker 2: it is still registered live" in output
+    assert "fence_failed_host=true" in output
+
+
+def test_replace_refuses_to_fence_a_host_that_does_not_answer(run_playbook, settings):
+    kafka2 = _host("kafka2")
+    before = lab_state(settings)
+    faults.refuse_ssh(kafka2)  # a hung host whose broker still serves
+    try:
+        proc = run_playbook("replace_broker.yml", *REPLACE, "-e", "fence_failed_host=true")
+    finally:
+        faults.connect(kafka2)
+    assert proc.returncode != 0
+    assert "Refusing: fence_failed_host=true, but kafka2 does not answer over SSH" in proc.output
+    assert lab_state(settings) == before
+
+
+@pytest.fixture(scope="class")
+def broker2_down(run_module, bootstrap_servers, zookeeper_connect):
+    """Broker 2 stopped, and a partition whose only replica it is (offline now); its name."""
+    conn = _conn(bootstrap_servers, zookeeper_connect)
+    only_on_2 = _new_topic(bootstrap_servers, [[2]])
+    ssh_run(_host("kafka2"), "systemctl stop kafka")
+    try:
+        _wait_unregistered(run_module, conn, 2)
+        yield only_on_2
+    finally:
+        ssh_run(_host("kafka2"), "systemctl start kafka")
+        _wait_healthy(run_module, conn, 2)
+        delete_topic(bootstrap_servers, only_on_2)
+
+
+@pytest.mark.usefixtures("broker2_down")
+class TestReplaceWhileBroker2IsDown:
+    """Every run here is also refused for the offline partition (the offline-partition rule's own test
+    shows only that)."""
+
+    def test_refuses_when_the_only_in_sync_copy_was_on_the_failed_broker(self, run_playbook, settings,
+                                                                         broker2_down):
+        output = _refused(run_playbook, settings, "replace_broker.yml", *REPLACE)
+        assert f"no other live broker is in the ISR of 1 partition(s): {broker2_down}[0]" in output
+        assert "-e accept_offline_partitions=true" in output
+
+    def test_refuses_while_unclean_election_is_on(self, run_playbook, settings, topics):
+        name = topics([[1, 3]], UNCLEAN)
+        output = _refused(run_playbook, settings, "replace_broker.yml", *REPLACE)
+        assert f"Refusing to replace broker 2: unclean.leader.election.enable is true on topic {name}" in output
+
+    def test_refuses_a_replacement_that_runs_a_broker(self, run_playbook, settings):
+        kafka4 = _host("kafka4")
+        unit = "/etc/systemd/system/kafka.service"  # something runs as kafka.service there
+        ssh_run(kafka4, f"printf '[Service]\\nExecStart=/bin/sleep 3600\\n' > {unit} && systemctl daemon-reload "
+                        "&& systemctl start kafka")
+        try:
+            output = _refused(run_playbook, settings, "replace_broker.yml", *REPLACE)
+        finally:
+            ssh_run(kafka4, f"systemctl stop kafka; rm -f {unit}; systemctl daemon-reload")
+        assert "Refusing to use kafka4 as broker 2: its kafka service is running (not registered)" in output
+
+    def test_refuses_without_kafka_tools_before_anything_changes(self, run_playbook, settings):
+        output = _refused(run_playbook, settings, "replace_broker.yml", *REPLACE, "-e", "kafka_tools_home=")
+        assert "Refusing to replace broker 2: kafka_tools_home ('') must be a Kafka distribution" in output

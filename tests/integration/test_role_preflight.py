@@ -1,0 +1,76 @@
+"""The preflight asserts of the kafka_broker and zookeeper roles on the deployed lab: each wrong setting is
+refused with its message, and the refused run changes nothing on any host or in ZooKeeper.
+
+Settings go in as extra vars; those that differ per host (ids swapped between two hosts, a smaller
+ensemble group) as a second inventory laid over the lab's, as an operator's edited inventory would."""
+
+import json
+
+import pytest
+from unchanged import lab_state
+
+from lab import config
+
+INVENTORY = str(config.REPO / "inventories" / "lab")
+
+
+def _extra_vars(values):
+    return ["-e", json.dumps(values)]
+
+
+def _inventory(tmp_path, text):
+    overlay = tmp_path / "overlay.yml"
+    overlay.write_text(text)
+    return ["-i", INVENTORY, "-i", str(overlay)]
+
+
+SWAPPED_BROKER_IDS = "all:\n  hosts:\n    kafka1: {kafka_broker_id: 2}\n    kafka2: {kafka_broker_id: 1}\n"
+SWAPPED_ZOOKEEPER_IDS = "all:\n  hosts:\n    zk1: {zookeeper_id: 2}\n    zk2: {zookeeper_id: 1}\n"
+TWO_MEMBERS = "all:\n  children:\n    zk_pair:\n      hosts: {zk1: {}, zk2: {}}\n"
+ONE_MEMBER = "all:\n  children:\n    zk_single:\n      hosts: {zk1: {}}\n"
+
+# (rule, playbook, extra vars, overlay inventory, what the refusal says)
+CASES = [
+    ("broker id is a number", "kafka.yml", {"kafka_broker_id": "one"}, None,
+     "kafka_broker_id of kafka1 must be a non-negative integer, got 'one'"),
+    ("broker ids are unique", "kafka.yml", {"kafka_broker_id": 1}, None,
+     "Every broker of group 'kafka_broker' needs its own kafka_broker_id"),
+    ("replication factor within the brokers", "kafka.yml", {"kafka_default_replication_factor": 4}, None,
+     "Group 'kafka_broker' has 3 broker(s), fewer than a replication factor"),
+    ("min ISR below the replication factor", "kafka.yml", {"kafka_min_insync_replicas": 3}, None,
+     "kafka_min_insync_replicas (3) must be at least 1 and below kafka_default_replication_factor (3)"),
+    ("no unclean leader election", "kafka.yml", {"kafka_unclean_leader_election_enable": True}, None,
+     "kafka_unclean_leader_election_enable is true"),
+    ("consistent size limits", "kafka.yml", {"kafka_replica_fetch_max_bytes": 1000}, None,
+     "Size limits must satisfy kafka_message_max_bytes (1048588) <= kafka_replica_fetch_max_bytes (1000)"),
+    ("extra properties repeat no managed key", "kafka.yml",
+     {"kafka_extra_properties": {"min.insync.replicas": "1"}}, None,
+     "kafka_extra_properties repeats keys this role manages through their own variables: ['min.insync.replicas']"),
+    ("an advertised name clients can reach", "kafka.yml", {"kafka_advertised_host": "0.0.0.0"}, None,
+     "kafka_advertised_host (a name or address clients can reach, now '0.0.0.0')"),
+    ("log dirs hold this broker's data", "kafka.yml", {}, SWAPPED_BROKER_IDS,
+     "Refusing to configure broker 2 on kafka1: /var/lib/kafka/data holds the data of broker.id 1, not 2"),
+    ("zookeeper ids from 1 to 255", "zookeeper.yml", {"zookeeper_id": 300}, None,
+     "out of range: ['300', '300', '300']"),
+    ("zookeeper ids are unique", "zookeeper.yml", {"zookeeper_id": 1}, None,
+     "ids now: {'zk1': '1', 'zk2': '1', 'zk3': '1'}"),
+    ("no even ensemble", "zookeeper.yml", {"zookeeper_group": "zk_pair"}, TWO_MEMBERS,
+     "Group 'zk_pair' has 2 hosts: an even ensemble"),
+    ("no single member", "zookeeper.yml", {"zookeeper_group": "zk_single"}, ONE_MEMBER,
+     "Group 'zk_single' has a single host: no fault tolerance"),
+    ("distinct zookeeper ports", "zookeeper.yml", {"zookeeper_peer_port": 2181}, None,
+     "must be distinct ports (now [2181, 2181, 3888])"),
+    ("the data dir's myid is this member's", "zookeeper.yml", {}, SWAPPED_ZOOKEEPER_IDS,
+     "/var/lib/zookeeper/myid holds 1, but zookeeper_id is 2"),
+]
+
+
+@pytest.mark.parametrize("rule, playbook, values, overlay, refusal", CASES, ids=[c[0] for c in CASES])
+def test_a_wrong_setting_is_refused_before_anything_changes(
+        run_playbook, settings, tmp_path, rule, playbook, values, overlay, refusal):
+    before = lab_state(settings)
+    args = (_inventory(tmp_path, overlay) if overlay else []) + (_extra_vars(values) if values else [])
+    proc = run_playbook(playbook, *args)
+    assert proc.returncode != 0
+    assert refusal in proc.output
+    assert lab_state(settings) == before

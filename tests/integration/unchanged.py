@@ -1,0 +1,48 @@
+"""What a refused run must leave exactly as it was: every lab host's services, config files and data dirs,
+the brokers' registrations and dynamic configs in ZooKeeper, and the throttles. Read before and after
+the run and compared whole."""
+
+from kazoo.client import KazooClient
+from lab_hosts import ssh_run
+from throttles import throttles_anywhere
+
+from lab import config
+
+# Per host, in one SSH call: each unit's main pid and start time, the checksums of the config files,
+# the data dir's entries (without the <partition>.<id>-delete folders Kafka removes in the background).
+_HOST_STATE = (
+    "for unit in kafka zookeeper; do "
+    "echo $unit $(systemctl show -p ExecMainPID -p ExecMainStartTimestampMonotonic -p ActiveState "
+    "-p UnitFileState $unit | sort); done; "
+    "find /etc/kafka /etc/zookeeper /etc/systemd/system -maxdepth 1 -type f -exec sha256sum {} + 2>/dev/null "
+    "| sort -k2; "
+    "find /var/lib/kafka/data -maxdepth 1 ! -name '*-delete' 2>/dev/null | sort")
+
+# Znodes a recovery playbook writes: registrations and dynamic configs (throttles also of a broker that is
+# down). /config/changes is left out: Kafka purges its notifications on its own schedule.
+_ZNODES = ("/brokers/ids", "/config/brokers", "/config/topics", "/config/users", "/config/clients")
+
+
+def _znodes(zookeeper_connect):
+    zk = KazooClient(hosts=zookeeper_connect, timeout=10)
+    zk.start(timeout=30)
+    try:
+        deleting = set(zk.get_children("/admin/delete_topics")) if zk.exists("/admin/delete_topics") else set()
+        found = {}
+        for parent in _ZNODES:
+            for child in zk.get_children(parent) if zk.exists(parent) else []:
+                if not (parent == "/config/topics" and child in deleting):
+                    found[f"{parent}/{child}"] = zk.get(f"{parent}/{child}")[0]
+        return found
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def lab_state(settings):
+    """Everything a refused run must not change, as one comparable value."""
+    return {
+        "hosts": {h.name: ssh_run(h, _HOST_STATE) for h in config.load_hosts()},
+        "znodes": _znodes(settings["zookeeper_connect"]),
+        "throttles": throttles_anywhere(settings["bootstrap_servers"]),
+    }
