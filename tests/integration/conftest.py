@@ -10,6 +10,7 @@ import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from lab import cluster_settings, config
+from lab.machines import run_on
 from lab.traffic import delete_topic
 
 
@@ -101,3 +102,18 @@ def run_playbook():
         proc.output = " ".join((proc.stdout + proc.stderr).split())
         return proc
     return run
+
+
+@pytest.fixture
+def zookeeper_leader(run_module, settings, zookeepers):
+    """The ZooKeeper leader, made not the last member in inventory order (by restarting it there), so that
+    a roll in inventory order would not put it last by chance."""
+    def ensemble():
+        result = run_module("zookeeper_ensemble_info", members=settings["zookeeper_members"], wait_timeout=120)
+        assert not result["failed"], result.get("msg")
+        return result
+    leader = ensemble()["leader"]
+    if leader == list(settings["zookeeper_members"])[-1]:
+        run_on(next(h for h in zookeepers if h.name == leader), "systemctl restart zookeeper")
+        leader = ensemble()["leader"]
+    return leader

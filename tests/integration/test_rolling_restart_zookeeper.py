@@ -18,8 +18,8 @@ def test_check_mode_shows_the_plan_and_touches_nothing(run_playbook, zookeepers)
 
 
 def test_roll_restarts_every_member_once_the_leader_last(run_playbook, run_module, zookeepers, settings,
-                                                          bootstrap_servers, zookeeper_connect):
-    leader = _ensemble(run_module, settings)["leader"]
+                                                          zookeeper_leader, bootstrap_servers, zookeeper_connect):
+    leader = zookeeper_leader
     before = service_starts(zookeepers, "zookeeper")
     proc = run_playbook("rolling_restart_zookeeper.yml")
     assert proc.returncode == 0

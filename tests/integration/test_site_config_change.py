@@ -1,12 +1,13 @@
 """A config change through site.yml restarts the brokers, and the ZooKeeper members, one at a time through
 the same gates as the rolling restarts (the ZooKeeper leader last), while an acks=all producer writes
-without a failed delivery or a lost message."""
+without a failed delivery or a lost message; a ZooKeeper roll that failed is finished by the rerun."""
 
 import json
 
 from confluent_kafka.admin import AdminClient, ConfigResource
 from lab_hosts import service_starts, service_stop_and_start
 
+from lab import faults
 from lab.traffic import AckedProducer, read_all
 
 
@@ -37,9 +38,9 @@ def test_config_change_rolls_brokers_through_the_gates(run_playbook, brokers, bo
         assert run_playbook("site.yml").returncode == 0  # back to the configuration the other tests expect
 
 
-def test_zookeeper_config_change_rolls_members_one_at_a_time_the_leader_last(run_playbook, run_module, settings,
+def test_zookeeper_config_change_rolls_members_one_at_a_time_the_leader_last(run_playbook, zookeeper_leader,
                                                                            zookeepers, bootstrap_servers, topic):
-    leader = run_module("zookeeper_ensemble_info", members=settings["zookeeper_members"])["leader"]
+    leader = zookeeper_leader
     before = service_stop_and_start(zookeepers, "zookeeper")
     producer = AckedProducer(bootstrap_servers, topic, rate=300)
     producer.start()
@@ -58,5 +59,30 @@ def test_zookeeper_config_change_rolls_members_one_at_a_time_the_leader_last(run
             assert after[earlier][1] <= after[later][0], f"{later} stopped before {earlier} was back"
         assert unreported == 0 and producer.failed == []
         assert read_all(bootstrap_servers, topic, len(producer.acked)) == producer.acked
+    finally:
+        assert run_playbook("site.yml").returncode == 0  # back to the configuration the other tests expect
+
+
+def test_a_zookeeper_roll_that_failed_is_finished_by_the_rerun(run_playbook, run_module, settings, zookeepers):
+    leader = run_module("zookeeper_ensemble_info", members=settings["zookeeper_members"])["leader"]
+    paused = next(h for h in zookeepers if h.name != leader)
+    change = ["-e", json.dumps({"zookeeper_max_client_cnxns": 62})]
+    before = service_starts(zookeepers, "zookeeper")
+    faults.pause(paused, "zookeeper")  # it answers nothing: the quorum gate before the first restart fails
+    try:
+        failed = run_playbook("zookeeper.yml", *change, "-e", "zookeeper_quorum_timeout=10")
+    finally:
+        faults.resume(paused, "zookeeper")
+    try:
+        assert failed.returncode != 0 and f"not serving: {paused.name}" in failed.output
+        assert service_starts(zookeepers, "zookeeper") == before, "the failed run restarted a member"
+
+        # The rerun writes no file (they were written): the members' marks say which still run on the old ones.
+        rerun = run_playbook("zookeeper.yml", *change)
+        assert rerun.returncode == 0
+        after = service_stop_and_start(zookeepers, "zookeeper")
+        assert all(after[name][1] != before[name][1] for name in before), "a marked member was not restarted"
+        assert max(after, key=lambda name: after[name][1]) == leader
+        assert run_playbook("zookeeper.yml", *change).output.count("nothing to restart") == 1
     finally:
         assert run_playbook("site.yml").returncode == 0  # back to the configuration the other tests expect
