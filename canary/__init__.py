@@ -8,6 +8,7 @@ a second file: {"key", "error", "sent_at", "at"}.
 Command line: python -m canary --help.
 """
 
+import collections
 import hashlib
 import json
 import threading
@@ -46,17 +47,24 @@ class Canary:
     stop() or `count` records; every acknowledged record is appended to the ledger file.
 
     acks="all" (the default) writes idempotently; acks="1" (for negative controls: a leader may
-    acknowledge what its followers never get) cannot, as Kafka requires acks=all for idempotence."""
+    acknowledge what its followers never get) cannot, as Kafka requires acks=all for idempotence.
+
+    While it runs, recent_acks() tells which partitions acknowledged records sent when: the chaos suite
+    waits for data in every partition before its snapshot, and checks that an isolated leader took writes."""
+
+    RECENT = 100_000  # acknowledgements kept in memory (about 8 min at 200/s): bounded for long runs
 
     def __init__(self, bootstrap_servers, topic, ledger_path, failed_path, rate=100, count=None, acks="all",
                  delivery_timeout_s=120):
-        self.topic, self.rate, self.count = topic, rate, count
+        self.topic, self.rate, self.count, self.acks = topic, rate, count, acks
         self.producer = Producer({"bootstrap.servers": bootstrap_servers, "acks": acks,
                                   "enable.idempotence": acks == "all", "linger.ms": 5,
                                   "delivery.timeout.ms": int(delivery_timeout_s * 1000)})
         self.ledger = open(ledger_path, "a", encoding="utf-8")  # noqa: SIM115 - closed in stop()
         self.failed_file = open(failed_path, "a", encoding="utf-8")  # noqa: SIM115
         self.sent = self.acked = self.failed = 0
+        self._recent = collections.deque(maxlen=self.RECENT)  # (partition, sent_at) of each acknowledgement
+        self._recent_lock = threading.Lock()  # delivery callbacks append from the writing thread
         self._stop, self._thread = threading.Event(), None
 
     def _on_delivery(self, err, msg):
@@ -71,6 +79,13 @@ class Canary:
                  "sha256": hashlib.sha256(msg.value()).hexdigest(), "sent_at": sent_at,
                  "acked_at": round(time.time(), 3)}
         self.ledger.write(json.dumps(entry) + "\n")
+        with self._recent_lock:
+            self._recent.append((msg.partition(), sent_at))
+
+    def recent_acks(self):
+        """(partition, sent_at) of the latest acknowledged records, oldest first."""
+        with self._recent_lock:
+            return list(self._recent)
 
     def _send(self, n):
         value = json.dumps({"seq": n, "at": round(time.time(), 3)}).encode()

@@ -44,7 +44,7 @@ READABLE_SCHEMA = StructType([
     StructField("partition", IntegerType()),
     StructField("offset", LongType()),
     StructField("sha256", StringType()),
-    StructField("key", StringType()),  # for duplicate_records only
+    StructField("key", StringType()),  # duplicates, and records acknowledged without an offset
 ])
 
 # The names `run_checks` gives its results and `summarize` expects.
@@ -85,15 +85,24 @@ def lost_records(ledger: DataFrame, readable: DataFrame, after_partitions: DataF
     offset and digest) count once. Two ledger lines for one offset with different digests are two
     acknowledged writes: at most one of them can still be there, so the other is reported. Digests are
     compared case-insensitively, and a null digest (a record without a value) matches a null one.
+
+    A ledger line without an offset is a write the producer saw acknowledged without one (an idempotent
+    producer's retry that the broker already had: a duplicate sequence): it is intact when a record with its
+    key and digest is readable anywhere in its partition, else "missing" (or "partition_gone").
     """
     acked = (ledger
              .select(*_TPO, "key", F.lower("sha256").alias("expected_sha256"))
              .groupBy(*_TPO, "expected_sha256")
              .agg(F.min("key").alias("key")))
-    there = readable.select(*[F.col(c).alias(f"_r_{c}") for c in _TPO], F.lower("sha256").alias("_r_sha"))
+    there = readable.select(*[F.col(c).alias(f"_r_{c}") for c in _TPO], F.lower("sha256").alias("_r_sha"),
+                            F.col("key").alias("_r_key"))
     same_record = [*[acked[c] == there[f"_r_{c}"] for c in _TPO],
                    acked["expected_sha256"].eqNullSafe(there["_r_sha"])]
-    not_intact = acked.join(there, on=same_record, how="left_anti")
+    same_record_anywhere = [*[acked[c] == there[f"_r_{c}"] for c in _TP], acked["key"].eqNullSafe(there["_r_key"]),
+                            acked["expected_sha256"].eqNullSafe(there["_r_sha"])]
+    with_offset, without_offset = acked.where(F.col("offset").isNotNull()), acked.where(F.col("offset").isNull())
+    not_intact = (with_offset.join(there, on=same_record, how="left_anti")
+                  .unionByName(without_offset.join(there, on=same_record_anywhere, how="left_anti")))
     at_offset = (readable
                  .groupBy(*_TPO)
                  .agg(F.min(F.lower("sha256")).alias("actual_sha256"), F.count(F.lit(1)).alias("_readable")))

@@ -79,14 +79,15 @@ def read_snapshot(spark, snapshot_dir):
 
 def read_ledger(spark, path):
     """The ledger as a DataFrame; BadInput naming the count and first line number of malformed lines
-    (not JSON, or without topic, partition or offset). Blank lines are skipped."""
+    (not JSON, or without topic or partition; an offset may be null: acknowledged without one). Blank lines
+    are skipped."""
     from pyspark.sql import functions as F
     if not pathlib.Path(path).is_file():
         raise BadInput(f"ledger {path} does not exist")
     lines = spark.read.text(str(path))
     record = F.from_json("value", checks.LEDGER_SCHEMA)
     malformed = (F.trim("value") != "") & (record.isNull() | record["topic"].isNull()
-                                           | record["partition"].isNull() | record["offset"].isNull())
+                                           | record["partition"].isNull())
     bad = lines.where(malformed).count()
     if bad:
         indexed = lines.rdd.map(lambda row: row.value).zipWithIndex()
@@ -111,10 +112,11 @@ def read_records(spark, bootstrap_servers, topics):
 
 
 def per_topic(ledger, lost):
-    """{topic: {"acknowledged": n, "readable": n}} (acknowledged = distinct ledger offsets)."""
-    acked = {r["topic"]: r["count"] for r in
-             ledger.select("topic", "partition", "offset").distinct().groupBy("topic").count().collect()}
-    lost_offsets = lost.select("topic", "partition", "offset").distinct()
+    """{topic: {"acknowledged": n, "readable": n}} (acknowledged = distinct ledger records: offset and digest)."""
+    from pyspark.sql import functions as F
+    acked = {r["topic"]: r["count"] for r in ledger.select("topic", "partition", "offset", F.lower("sha256"))
+             .distinct().groupBy("topic").count().collect()}
+    lost_offsets = lost.select("topic", "partition", "offset", "expected_sha256").distinct()
     lost_by_topic = {r["topic"]: r["count"] for r in lost_offsets.groupBy("topic").count().collect()}
     return {t: {"acknowledged": n, "readable": n - lost_by_topic.get(t, 0)} for t, n in sorted(acked.items())}
 

@@ -2,14 +2,21 @@
 healthy again, and the project's playbooks run as an operator runs them."""
 
 import hashlib
+import json
 import os
 import subprocess
 import time
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
-from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
+from kazoo.client import KazooClient
 
 from lab import cluster_settings, config
+
+# What settings() reads: the topic's durability settings, and the broker's timeouts that decide when a
+# leader that is cut off or paused loses leadership.
+TOPIC_SETTINGS = ("min.insync.replicas", "unclean.leader.election.enable")
+BROKER_SETTINGS = ("zookeeper.session.timeout.ms", "replica.lag.time.max.ms", "inter.broker.protocol.version")
 
 
 class LabCluster:
@@ -43,6 +50,50 @@ class LabCluster:
     def controller(self):
         admin = self.admin()
         return self._host_at(admin.describe_cluster(request_timeout=10).result(15).controller.host)
+
+    def _zookeeper(self, read):
+        """read(client) with a fresh ZooKeeper session, closed afterwards."""
+        zk = KazooClient(hosts=self.zookeeper_connect)
+        zk.start(timeout=15)
+        try:
+            return read(zk)
+        finally:
+            zk.stop()
+            zk.close()
+
+    def registered(self, broker_id):
+        """Whether the broker is registered in ZooKeeper (its session is alive)."""
+        return self._zookeeper(lambda zk: zk.exists(f"/brokers/ids/{broker_id}") is not None)
+
+    def partition_state(self, topic, partition=0):
+        """The partition's leader and ISR as the controller last wrote them to ZooKeeper: {"leader": id,
+        "isr": [ids], "leader_epoch": n, ...}. The source of truth in ZooKeeper mode, unlike the metadata of
+        a broker that is cut off (it goes on believing it leads)."""
+        path = f"/brokers/topics/{topic}/partitions/{partition}/state"
+
+        def read(zk):
+            zk.sync(path)  # read what the ensemble's leader has, not a lagging server's copy
+            return json.loads(zk.get(path)[0])
+        return self._zookeeper(read)
+
+    def settings(self, topic):
+        """The durability settings in force for the topic, read from the cluster (for the report): brokers
+        and ZooKeeper nodes, partitions and replication factor, the topic's min.insync.replicas and
+        unclean leader election, a broker's session timeout and replica lag time."""
+        admin = self.admin()
+        metadata = admin.list_topics(topic, timeout=10)
+        partitions = metadata.topics[topic].partitions
+
+        def described(resource):  # one resource per request: a BROKER one goes to that broker
+            return admin.describe_configs([resource], request_timeout=15)[resource].result(20)
+        topic_config = described(ConfigResource(ResourceType.TOPIC, topic))
+        broker_config = described(ConfigResource(ResourceType.BROKER, str(min(metadata.brokers))))
+        return {
+            "brokers": len(metadata.brokers), "zookeeper_nodes": len(self.zookeepers),
+            "partitions": len(partitions), "replication_factor": len(partitions[0].replicas),
+            **{key: topic_config[key].value for key in TOPIC_SETTINGS},
+            **{key: broker_config[key].value for key in BROKER_SETTINGS},
+        }
 
     def problems(self):
         """What keeps the cluster from being healthy: missing brokers, partitions without a leader or

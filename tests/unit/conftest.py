@@ -1,8 +1,13 @@
 """Fixtures shared by the unit tests."""
 
+import pathlib
 import sys
 
 import pytest
+
+# The chaos suite's pure parts (report, expectations, probes' parsers, outcome, run record) are unit-tested;
+# its modules import each other by name, as pytest runs them from tests/chaos.
+sys.path.append(str(pathlib.Path(__file__).resolve().parents[1] / "chaos"))
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ PARTITIONS = ("topic string, partition int, log_start_offset long, high_watermar
               "replicas array<int>, isr array<int>")
 GROUP_OFFSETS = "`group` string, topic string, partition int, committed_offset long"
 LEDGER = "topic string, partition int, offset long, key string, sha256 string"
-READABLE = "topic string, partition int, offset long, sha256 string"
+READABLE = "topic string, partition int, offset long, sha256 string, key string"
 LOST = ("topic string, partition int, offset long, key string, expected_sha256 string, actual_sha256 string, "
         "reason string")
 
@@ -50,7 +50,8 @@ def ledger(df):
 
 @pytest.fixture
 def readable(df):
-    return lambda *rows: df(READABLE, [(t, p, o, sha(v)) for t, p, o, v in rows])
+    """Read-back records from (topic, partition, offset, value) or (..., key) tuples; key k<offset> by default."""
+    return lambda *rows: df(READABLE, [(t, p, o, sha(v), k[0] if k else f"k{o}") for t, p, o, v, *k in rows])
 
 
 def result(frame, columns):
@@ -70,8 +71,8 @@ def test_nothing_lost_when_every_acknowledged_record_reads_back_with_its_digest(
     ledger = df(LEDGER, [("orders", 0, 0, "k0", sha("a0")),
                          ("orders", 0, 1, None, sha("a1").upper()),  # no key; a digest in upper case
                          ("orders", 0, 2, "k2", None)])  # a tombstone: no value, no digest
-    readable = df(READABLE, [("orders", 0, 0, sha("a0")), ("orders", 0, 1, sha("a1")), ("orders", 0, 2, None),
-                             ("orders", 0, 3, sha("not in the ledger"))])
+    readable = df(READABLE, [("orders", 0, 0, sha("a0"), "k0"), ("orders", 0, 1, sha("a1"), None),
+                             ("orders", 0, 2, None, "k2"), ("orders", 0, 3, sha("not in the ledger"), "k3")])
     after = partitions(("orders", 0, 0, 4), ("empty", 0, 0, 0))
     assert result(checks.lost_records(ledger, readable, after), LOST_COLUMNS) == []
 
@@ -101,6 +102,18 @@ def test_log_truncated_and_regrown_past_its_old_high_watermark_is_caught_by_dige
         ("orders", 0, 2, "k2", sha("a2"), sha("new2"), "digest_mismatch"),
         ("orders", 0, 3, "k3", sha("a3"), sha("new3"), "digest_mismatch"),
         ("orders", 0, 4, "k4", sha("a4"), sha("new4"), "digest_mismatch"),
+    )
+
+
+def test_a_write_acknowledged_without_an_offset_is_found_by_key_and_digest_in_its_partition(
+        ledger, readable, partitions):
+    # An idempotent producer's retry the broker already had is acknowledged without an offset.
+    acked = ledger(("orders", 0, None, "a7", "k7"), ("orders", 0, None, "a8", "k8"), ("orders", 1, None, "b9", "k9"))
+    back = readable(("orders", 0, 7, "a7", "k7"), ("orders", 1, 0, "b9", "other-key"))
+    after = partitions(("orders", 0, 0, 8), ("orders", 1, 0, 1))
+    assert result(checks.lost_records(acked, back, after), LOST_COLUMNS) == rows(
+        ("orders", 0, None, "k8", sha("a8"), None, "missing"),
+        ("orders", 1, None, "k9", sha("b9"), None, "missing"),
     )
 
 
