@@ -56,6 +56,20 @@ def _validate(before, ledger, snapshots, report_dir):
     return validated.returncode, json.loads(result_file.read_text())
 
 
+def count_not_read_back(entries, readable):
+    """Ledger entries whose record is not in readable ({(partition, offset): (key, sha256)}). An entry
+    acknowledged without an offset (an idempotent retry of a duplicate) counts as read back when a record
+    of its partition has its key and digest: the validator's rule too."""
+    keyed = {(partition, key, sha) for (partition, _), (key, sha) in readable.items()}
+
+    def read_back(e):
+        if e["offset"] is None:
+            return (e["partition"], e["key"], e["sha256"]) in keyed
+        return readable.get((e["partition"], e["offset"]), (None, None))[1] == e["sha256"]
+
+    return sum(1 for e in entries if not read_back(e))
+
+
 def run(scenario, cluster, workdir):
     """Run the scenario in workdir (empty: the canary appends to its ledger); returns its figures."""
     topic = f"chaos-{scenario.key}-{uuid.uuid4().hex[:6]}"
@@ -95,7 +109,7 @@ def run(scenario, cluster, workdir):
     validator_exit, result = _validate(before, ledger, snapshots, report_dir)
     entries, failures = _read_jsonl(ledger), _read_jsonl(failed)
     readable = cluster.read_back(topic)
-    not_read_back = sum(1 for e in entries if readable.get((e["partition"], e["offset"])) != e["sha256"])
+    not_read_back = count_not_read_back(entries, readable)
     delete_topic(cluster.bootstrap, topic)
     summary = {
         "acks": scenario.acks, "topic": topic, "settings": settings,

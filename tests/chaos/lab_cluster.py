@@ -128,7 +128,7 @@ class LabCluster:
         return time.monotonic() - started
 
     def read_back(self, topic):
-        """{(partition, offset): sha256 of the value} of every record readable in the topic now."""
+        """{(partition, offset): (key, sha256 of the value)} of every record readable in the topic now."""
         consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": f"{topic}-read-back",
                              "enable.auto.commit": False})
         try:
@@ -142,7 +142,8 @@ class LabCluster:
                 for msg in consumer.consume(num_messages=1000, timeout=1):
                     if msg.error():
                         continue  # end of partition and the like
-                    records[(msg.partition(), msg.offset())] = hashlib.sha256(msg.value()).hexdigest()
+                    key = msg.key().decode() if msg.key() is not None else None
+                    records[(msg.partition(), msg.offset())] = (key, hashlib.sha256(msg.value()).hexdigest())
                     if msg.offset() + 1 >= ends[msg.partition()]:
                         pending.discard(msg.partition())
             if pending:
