@@ -52,15 +52,3 @@ def restart_order(state):
     """Followers first (by name), the leader last."""
     followers = sorted(name for name in state["nodes"] if name != state["leader"])
     return followers + ([state["leader"]] if state["leader"] else [])
-
-
-def restart_pending(files_changed, started_now, marked_at, running_since):
-    """Whether a running member must be restarted to run on its files (playbooks/zookeeper.yml restarts it
-    through the quorum gate): they changed in this run and this run did not start it (a first start reads
-    them), or the mark written whenever they change (marked_at: its mtime, None when absent) is newer than
-    the running process (running_since: systemctl's ExecMainStartTimestamp as '@<epoch seconds>', '' when
-    it never ran). The mark outlives a failed run, so a rerun restarts what is still marked."""
-    if files_changed and not started_now:
-        return True
-    started = float(running_since.lstrip("@") or 0)
-    return marked_at is not None and float(marked_at) > started

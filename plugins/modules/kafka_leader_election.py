@@ -64,11 +64,13 @@ def elect(params, plan):
     admin = admin_client(params)  # keep a reference: a collected client cancels its requests
     future = admin.elect_leaders(ElectionType.PREFERRED, targets)
     results = future.result(timeout=params["request_timeout"] * 2)
-    errors = {}
-    for tp, err in results.items():
-        if err is not None and err.args[0].code() != KafkaError.ELECTION_NOT_NEEDED:
-            errors[f"{tp.topic}-{tp.partition}"] = str(err)
-    return errors
+    return {f"{tp.topic}-{tp.partition}": str(err) for tp, err in results.items()
+            if err is not None and _error_code(err) != KafkaError.ELECTION_NOT_NEEDED}
+
+
+def _error_code(err):
+    """A partition's result is documented as a KafkaException; confluent-kafka 2.16 gives a KafkaError."""
+    return err.code() if hasattr(err, "code") else err.args[0].code()
 
 
 def read_after_election(params, elected):

@@ -2,6 +2,7 @@
 
 import json
 import os
+import signal
 import subprocess
 import time
 import uuid
@@ -103,6 +104,27 @@ def run_playbook():
         return proc
     return run
 
+
+
+@pytest.fixture
+def kill_playbook_at(tmp_path):
+    """Run one of the project's playbooks and kill it with SIGKILL, its whole process group, once its
+    output shows `line` (the controller dies: no always section or handler runs); returns its output."""
+    def run(playbook, args, line, timeout=300):
+        log = tmp_path / f"{playbook}.log"
+        with open(log, "w") as out:
+            proc = subprocess.Popen(["ansible-playbook", f"playbooks/{playbook}", *args], cwd=config.REPO,
+                                    env=_ansible_env(), stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while line not in log.read_text():
+            assert proc.poll() is None, f"{playbook} ended before {line!r}: {log.read_text()[-3000:]}"
+            assert time.monotonic() < deadline, f"{playbook} did not reach {line!r} in {timeout} s"
+            time.sleep(1)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return log.read_text()
+    return run
 
 @pytest.fixture
 def zookeeper_leader(run_module, settings, zookeepers):

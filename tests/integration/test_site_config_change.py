@@ -1,6 +1,7 @@
 """A config change through site.yml restarts the brokers, and the ZooKeeper members, one at a time through
 the same gates as the rolling restarts (the ZooKeeper leader last), while an acks=all producer writes
-without a failed delivery or a lost message; a ZooKeeper roll that failed is finished by the rerun."""
+without a failed delivery or a lost message; a roll that failed is finished by the rerun (brokers and
+ZooKeeper members)."""
 
 import json
 
@@ -34,6 +35,29 @@ def test_config_change_rolls_brokers_through_the_gates(run_playbook, brokers, bo
         assert [_live(bootstrap_servers, b, "log.cleaner.threads") for b in (1, 2, 3)] == ["2", "2", "2"]
         assert unreported == 0 and producer.failed == []
         assert read_all(bootstrap_servers, topic, len(producer.acked)) == producer.acked
+    finally:
+        assert run_playbook("site.yml").returncode == 0  # back to the configuration the other tests expect
+
+
+
+def test_a_broker_roll_killed_midway_is_finished_by_the_rerun(run_playbook, kill_playbook_at, brokers):
+    change = ["-e", json.dumps({"kafka_extra_properties": {"log.cleaner.threads": 3}})]
+    before = service_starts(brokers, "kafka")
+    # The controller dies (SIGKILL, its whole process group) once the first marked broker was started again.
+    killed = kill_playbook_at("kafka.yml", change, "Gate: wait until it is registered and back in the ISR")
+    try:
+        midway = service_starts(brokers, "kafka")
+        first = [name for name in before if midway[name] != before[name]]
+        assert len(first) == 1, f"the killed run restarted {first}:\n{killed}"
+
+        # The rerun writes no file (they were written): the brokers' marks say which still run on the old ones.
+        rerun = run_playbook("kafka.yml", *change)
+        assert rerun.returncode == 0
+        assert rerun.output.count("Gate: wait until it may stop without a partition below min ISR") == 2
+        after = service_starts(brokers, "kafka")
+        assert after[first[0]] == midway[first[0]], "the rerun restarted the broker the killed run had restarted"
+        assert all(after[name] != before[name] for name in before), "a marked broker was not restarted"
+        assert "nothing to restart" in run_playbook("kafka.yml", *change).output
     finally:
         assert run_playbook("site.yml").returncode == 0  # back to the configuration the other tests expect
 

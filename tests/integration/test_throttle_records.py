@@ -3,17 +3,11 @@ rebuild killed with SIGKILL during its catch-up leaves a record, and remove_thro
 what it recorded while throttles set by hand before the run stay."""
 
 import json
-import os
-import signal
-import subprocess
 import time
 
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource
-from conftest import _ansible_env
 from test_recovery_playbooks import BULK, MIB, _wait_healthy, bulk_topic  # noqa: F401 (fixture)
 from throttles import throttles_anywhere
-
-from lab import config
 
 
 def test_a_wait_against_a_name_that_does_not_resolve_fails_at_once(run_module, zookeeper_connect):
@@ -32,7 +26,7 @@ def _alter(admin, restype, name, config_name, value, op):
 
 
 def test_a_killed_rebuild_leaves_a_record_that_remove_throttles_removes_exactly(
-        run_playbook, run_module, bootstrap_servers, zookeeper_connect, bulk_topic, tmp_path):  # noqa: F811
+        run_playbook, run_module, kill_playbook_at, bootstrap_servers, zookeeper_connect, bulk_topic, tmp_path):  # noqa: F811
     admin = AdminClient({"bootstrap.servers": bootstrap_servers})
     # Set by hand before the run: a leader entry the rebuild also wants, and broker 1's leader rate.
     by_hand = {f"topic {bulk_topic}": {"leader.replication.throttled.replicas": "0:1"},
@@ -42,20 +36,11 @@ def test_a_killed_rebuild_leaves_a_record_that_remove_throttles_removes_exactly(
     _alter(admin, ConfigResource.Type.BROKER, 1, "leader.replication.throttled.rate", "500000000",
            AlterConfigOpType.SET)
     records = tmp_path / "records"
-    log = tmp_path / "rebuild.log"
     try:
-        with open(log, "w") as out:
-            run = subprocess.Popen(
-                ["ansible-playbook", "playbooks/rebuild_broker.yml", "-e", "broker_host=kafka3",
-                 "-e", f"throttle_record_dir={records}", "-e", f"replication_throttle_bytes_per_sec={MIB}"],
-                cwd=config.REPO, env=_ansible_env(), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + 300
-        while "Wait until the broker is in the ISR" not in log.read_text():
-            assert run.poll() is None, f"the rebuild ended before its catch-up: {log.read_text()[-3000:]}"
-            assert time.monotonic() < deadline, "the rebuild did not reach its catch-up in 300 s"
-            time.sleep(1)
-        os.killpg(run.pid, signal.SIGKILL)  # the controller dies: no always section runs
-        run.wait()
+        kill_playbook_at("rebuild_broker.yml",
+                         ["-e", "broker_host=kafka3", "-e", f"throttle_record_dir={records}",
+                          "-e", f"replication_throttle_bytes_per_sec={MIB}"],
+                         "Wait until the broker is in the ISR")
 
         recorded = list(records.glob("*/broker-3.json"))
         assert len(recorded) == 1, list(records.rglob("*"))

@@ -45,25 +45,3 @@ def test_ensemble_without_quorum_has_no_leader():
 def test_standalone_member_counts_as_leader():
     state = zookeeper_state.ensemble({"zk1": LEADER.replace("Mode: leader", "Mode: standalone")})
     assert state["leader"] == "zk1"
-
-
-def test_a_member_whose_files_changed_in_this_run_waits_for_a_restart():
-    assert zookeeper_state.restart_pending(True, False, 200.0, "@100") is True
-    assert zookeeper_state.restart_pending(True, False, None, "@300") is True
-
-
-def test_a_member_this_run_started_reads_its_files_and_waits_for_nothing():
-    assert zookeeper_state.restart_pending(True, True, 200.0, "@250") is False
-
-
-def test_a_mark_newer_than_the_process_outlives_a_failed_run():
-    assert zookeeper_state.restart_pending(False, False, 200.0, "@100") is True
-
-
-def test_a_mark_older_than_the_process_is_done():
-    assert zookeeper_state.restart_pending(False, False, 200.0, "@250") is False
-    assert zookeeper_state.restart_pending(False, False, None, "@250") is False
-
-
-def test_a_mark_on_a_member_that_never_ran_waits():
-    assert zookeeper_state.restart_pending(False, False, 200.0, "") is True
