@@ -134,15 +134,26 @@ def read_partitions(admin, timeout):
 
 
 def _describe_each(admin, resources, timeout):
-    """{resource name: {config name: ConfigEntry}}, one request per broker resource as the client needs."""
+    """{resource name: {config name: ConfigEntry}}, one request per broker resource as the client needs.
+    A topic deleted since it was listed is left out."""
+    from confluent_kafka import KafkaException
     from confluent_kafka.admin import ResourceType
     batches = [[r] for r in resources if r.restype == ResourceType.BROKER]
     batches.append([r for r in resources if r.restype != ResourceType.BROKER])
     result = {}
     for batch in filter(None, batches):
         for resource, future in admin.describe_configs(batch, request_timeout=timeout).items():
-            result[(resource.restype, resource.name)] = future.result(timeout=timeout)
+            try:
+                result[(resource.restype, resource.name)] = future.result(timeout=timeout)
+            except KafkaException as exc:
+                if resource.restype != ResourceType.TOPIC or not _is_unknown_topic(exc):
+                    raise
     return result
+
+
+def _is_unknown_topic(exc):
+    error = exc.args[0] if exc.args else None
+    return getattr(error, "name", lambda: None)() == "UNKNOWN_TOPIC_OR_PART"
 
 
 def read_settings(admin, topics, brokers, timeout):
@@ -174,9 +185,11 @@ def read_cluster_state(params):
         zk.close()
     admin = admin_client(params)
     timeout = params["request_timeout"]
-    state["partitions"] = read_partitions(admin, timeout)
+    partitions = read_partitions(admin, timeout)
     state["min_insync"], state["unclean_election"] = read_settings(
-        admin, sorted({p["topic"] for p in state["partitions"]}), sorted(state["brokers"]), timeout)
+        admin, sorted({p["topic"] for p in partitions}), sorted(state["brokers"]), timeout)
+    # Partitions of a topic deleted meanwhile are gone: only those whose settings were read count.
+    state["partitions"] = [p for p in partitions if p["topic"] in state["min_insync"]]
     return state
 
 

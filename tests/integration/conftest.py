@@ -9,6 +9,7 @@ import uuid
 
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
+from kazoo.client import KazooClient
 
 from lab import cluster_settings, config
 from lab.machines import run_on
@@ -107,10 +108,11 @@ def run_playbook():
 
 
 @pytest.fixture
-def kill_playbook_at(tmp_path):
-    """Run one of the project's playbooks and kill it with SIGKILL, its whole process group, once its
-    output shows `line` (the controller dies: no always section or handler runs); returns its output."""
-    def run(playbook, args, line, timeout=300):
+def playbook_at(tmp_path):
+    """Start one of the project's playbooks and return (process, its output file) once the output shows
+    `line` (looked for every 50 ms, so a signal lands close to it); the process leads its own process
+    group, for signals to the whole run."""
+    def start(playbook, args, line, timeout=300):
         log = tmp_path / f"{playbook}.log"
         with open(log, "w") as out:
             proc = subprocess.Popen(["ansible-playbook", f"playbooks/{playbook}", *args], cwd=config.REPO,
@@ -120,11 +122,22 @@ def kill_playbook_at(tmp_path):
         while line not in log.read_text():
             assert proc.poll() is None, f"{playbook} ended before {line!r}: {log.read_text()[-3000:]}"
             assert time.monotonic() < deadline, f"{playbook} did not reach {line!r} in {timeout} s"
-            time.sleep(1)
+            time.sleep(0.05)
+        return proc, log
+    return start
+
+
+@pytest.fixture
+def kill_playbook_at(playbook_at):
+    """Kill a playbook with SIGKILL, its whole process group, once its output shows `line` (the controller
+    dies: no always section or handler runs); returns its output."""
+    def run(playbook, args, line):
+        proc, log = playbook_at(playbook, args, line)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         return log.read_text()
     return run
+
 
 @pytest.fixture
 def zookeeper_leader(run_module, settings, zookeepers):
@@ -139,3 +152,27 @@ def zookeeper_leader(run_module, settings, zookeepers):
         run_on(next(h for h in zookeepers if h.name == leader), "systemctl restart zookeeper")
         leader = ensemble()["leader"]
     return leader
+
+
+@pytest.fixture
+def controller_not_last_by_id(run_module, bootstrap_servers, zookeeper_connect):
+    """The active controller's id, made not the highest broker id (its /controller znode deleted until
+    another broker wins the election), so that a roll in id order would not put it last by chance."""
+    def controller():
+        info = run_module("kafka_cluster_info", bootstrap_servers=bootstrap_servers,
+                          zookeeper_connect=zookeeper_connect)
+        assert not info["failed"], info.get("msg")
+        return info["controller_id"], max(int(b) for b in info["brokers"])
+    current, highest = controller()
+    for _ in range(10):
+        if current not in (highest, -1):
+            return current
+        zk = KazooClient(hosts=zookeeper_connect, timeout=10)
+        zk.start()
+        try:
+            zk.delete("/controller")  # Kafka's documented way to move the controller
+        finally:
+            zk.stop()
+        time.sleep(3)
+        current, highest = controller()
+    raise AssertionError(f"the controller is still broker {current} after 10 elections")

@@ -149,7 +149,7 @@ def test_replace_a_powered_off_broker_under_load_loses_nothing(
                         f"> {DATA_DIR}/meta.properties")
         refused = run_playbook("replace_broker.yml", *REPLACE)
         assert refused.returncode != 0
-        assert f"{DATA_DIR} holds the data of broker.id 7, not 2" in refused.output
+        assert f"Refusing to use kafka4 as broker 2: {DATA_DIR} holds the data of broker.id 7, not 2" in refused.output
         assert ssh_run(kafka4, "ls /etc/kafka 2>&1 || true").count("No such") == 1
         assert throttles_anywhere(bootstrap_servers) == {}
         ssh_run(kafka4, f"rm -rf {DATA_DIR}")

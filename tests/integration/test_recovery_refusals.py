@@ -2,13 +2,16 @@
 is refused with the rule's message, and it changes nothing (unchanged.lab_state: every host's services,
 config files and data dirs, the registrations and dynamic configs in ZooKeeper, the throttles)."""
 
+import os
+import signal
 import time
 import uuid
 
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
-from lab_hosts import ssh_run
-from test_recovery_playbooks import DATA_DIR, MIB, REPLACE, _conn, _host, _wait_healthy
+from lab_hosts import service_starts, ssh_run
+from test_recovery_playbooks import DATA_DIR, MIB, REPLACE, _conn, _data_listing, _host, _wait_healthy
+from throttles import throttles_anywhere
 from unchanged import lab_state
 
 from lab import config, faults
@@ -82,6 +85,47 @@ def test_rebuild_refuses_a_stop_that_leaves_partitions_below_min_isr(
     finally:
         ssh_run(_host("kafka1"), "systemctl start kafka")
         _wait_healthy(run_module, conn, 1)
+
+
+
+def test_rebuild_stops_the_broker_only_through_the_gate_right_before_the_stop(
+        run_module, playbook_at, bootstrap_servers, zookeeper_connect, topics):
+    """The plan found the stop safe. Then, the run frozen (SIGSTOP) as it shows the plan, kafka1 stops and
+    broker 1 leaves the ISR of a topic on brokers 2, 1 and 3: the gate right before the stop refuses, kafka3
+    keeps running on its data, and the throttle the run set after the plan is removed."""
+    conn = _conn(bootstrap_servers, zookeeper_connect)
+    name = topics([[2, 1, 3]])
+    kafka1, kafka3 = _host("kafka1"), _host("kafka3")
+    before = (service_starts([kafka3], "kafka"), _data_listing(kafka3))
+    run, log = playbook_at("rebuild_broker.yml", ["-e", "broker_host=kafka3", "-e", "rolling_restart_stop_timeout=10"],
+                           "TASK [Show the plan]")
+    os.killpg(run.pid, signal.SIGSTOP)
+    try:
+        try:
+            ssh_run(kafka1, "systemctl stop kafka")  # a controlled shutdown: it leaves every ISR
+            deadline = time.monotonic() + 60
+            while _isr(run_module, conn, name) != [2, 3]:
+                assert time.monotonic() < deadline, "broker 1 still in the ISR 60 s after it stopped"
+                time.sleep(2)
+        finally:
+            os.killpg(run.pid, signal.SIGCONT)
+            run.wait()
+        output = " ".join(log.read_text().split())
+        assert run.returncode != 0
+        assert "refusing to stop broker 3:" in output and f"{name}[0]" in output
+        assert (service_starts([kafka3], "kafka"), _data_listing(kafka3)) == before
+        assert throttles_anywhere(bootstrap_servers) == {}
+    finally:
+        ssh_run(kafka1, "systemctl start kafka")
+        _wait_healthy(run_module, conn, 1)
+
+
+def _isr(run_module, conn, topic):
+    """The ISR of the topic's partition 0, or None while the cluster cannot be read (a broker stops)."""
+    info = run_module("kafka_cluster_info", **conn)
+    if info["failed"]:
+        return None
+    return next(sorted(p["isr"]) for p in info["partitions"] if p["topic"] == topic and p["partition"] == 0)
 
 
 def test_rebuild_refuses_log_dirs_of_another_broker(run_playbook, settings, tmp_path):

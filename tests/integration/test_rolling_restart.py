@@ -9,13 +9,6 @@ from lab_hosts import service_starts, ssh_run
 from lab.traffic import AckedProducer, read_all
 
 
-def _controller(run_module, bootstrap_servers, zookeeper_connect):
-    info = run_module("kafka_cluster_info", bootstrap_servers=bootstrap_servers,
-                      zookeeper_connect=zookeeper_connect)
-    assert not info["failed"], info.get("msg")
-    return info["controller_id"]
-
-
 def test_check_mode_shows_the_plan_and_touches_nothing(run_playbook, brokers):
     before = service_starts(brokers, "kafka")
     proc = run_playbook("rolling_restart.yml", "--check")
@@ -25,8 +18,8 @@ def test_check_mode_shows_the_plan_and_touches_nothing(run_playbook, brokers):
 
 
 def test_roll_under_load_restarts_each_broker_once_loses_nothing_controller_last(
-        run_playbook, run_module, brokers, bootstrap_servers, zookeeper_connect, topic, tmp_path):
-    controller = _controller(run_module, bootstrap_servers, zookeeper_connect)
+        run_playbook, brokers, bootstrap_servers, controller_not_last_by_id, topic, tmp_path):
+    controller = controller_not_last_by_id
     before = service_starts(brokers, "kafka")
     producer = AckedProducer(bootstrap_servers, topic, rate=500)
     producer.start()

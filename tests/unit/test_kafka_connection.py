@@ -43,3 +43,49 @@ def test_which_client_errors_waiting_cannot_fix():
     assert kafka_connection.is_permanent(KafkaException(KafkaError(KafkaError._AUTHENTICATION)))
     assert not kafka_connection.is_permanent(KafkaException(KafkaError(KafkaError._TRANSPORT)))
     assert not kafka_connection.is_permanent(RuntimeError("metadata of topic t: LEADER_NOT_AVAILABLE"))
+
+
+class _Future:
+    def __init__(self, value=None, error=None):
+        self.value, self.error = value, error
+
+    def result(self, timeout=None):
+        if self.error:
+            raise self.error
+        return self.value
+
+
+class _Entry:
+    def __init__(self, value):
+        self.value = value
+
+
+class _Admin:
+    """describe_configs as the client answers it: a future per resource; topic 'gone' was deleted."""
+
+    def describe_configs(self, resources, request_timeout=None):
+        from confluent_kafka import KafkaError, KafkaException
+        answers = {}
+        for r in resources:
+            if r.name == "gone":
+                answers[r] = _Future(error=KafkaException(KafkaError(KafkaError.UNKNOWN_TOPIC_OR_PART)))
+            elif r.name == "broken":
+                answers[r] = _Future(error=KafkaException(KafkaError(KafkaError._TIMED_OUT)))
+            else:
+                answers[r] = _Future({"min.insync.replicas": _Entry("2"),
+                                      "unclean.leader.election.enable": _Entry("false")})
+        return answers
+
+
+def test_a_topic_deleted_since_it_was_listed_is_left_out_of_the_settings():
+    assert kafka_connection.read_settings(_Admin(), ["gone", "kept"], [1], 5) == ({"kept": 2}, [])
+
+
+def test_any_other_error_describing_a_topic_still_fails():
+    from confluent_kafka import KafkaException
+    try:
+        kafka_connection.read_settings(_Admin(), ["broken", "kept"], [1], 5)
+    except KafkaException:
+        pass
+    else:
+        raise AssertionError("a timed-out describe was taken as a deleted topic")
