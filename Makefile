@@ -6,7 +6,8 @@ export PATH := $(VENV)/bin:$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
-.PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos test lint unit molecule \
+.PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal \
+	test lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator
 
 setup: host-packages venv collection-link kafka-archive spark-jars
@@ -69,6 +70,11 @@ chaos: setup
 	PYTHONPATH=. python tests/chaos/report.py > .cache/chaos/reliability.md; \
 	mv .cache/chaos/reliability.md docs/reliability.md; \
 	echo "wrote docs/reliability.md"; exit $$status
+
+# Each safety rule taken out of the code in turn: its lab tests must fail (tests/rule_removal.py; on a
+# deployed lab, make deploy). Writes .cache/rule-removal/report.md.
+rule-removal: setup
+	python tests/rule_removal.py $(RULES)
 
 lint: setup
 	yamllint --strict .

@@ -1,0 +1,298 @@
+"""Does each safety rule's lab test fail when the rule is removed? (`make rule-removal`)
+
+For every rule below: take the rule out of the code (one exact text replacement in the checkout), run the lab
+tests that are meant to prove it against the deployed lab, and put the code back. The test must fail; the
+report shows each test's outcome and pytest's first errors, so a failure for another cause (a lab fault) can
+be told apart from the rule's absence. A test that still passes cannot catch the rule's removal: the report
+says A TEST STILL PASSES and the run exits non-zero.
+
+Needs a lab that site.yml deployed (make deploy). Each rule's log and result go to .cache/rule-removal/;
+report.md there is the table of every rule's last result.
+    python tests/rule_removal.py [RULE-KEY ...]     (make rule-removal [RULES="KEY ..."])
+The preflight asserts of the roles are not here: without them a run reconfigures the lab with the bad
+setting (a broker with broker.id=one never starts again), see the table in docs/safety-rules.md.
+"""
+
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "integration")]
+
+from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource  # noqa: E402
+from throttles import throttles_anywhere  # noqa: E402
+
+from lab import cluster_settings, config  # noqa: E402
+from lab.cli import up  # noqa: E402
+from lab.machines import run_on  # noqa: E402
+
+OUT = REPO / ".cache" / "rule-removal"
+T = "tests/integration/"
+REFUSALS = T + "test_recovery_refusals.py::"
+REPLACE_DOWN = REFUSALS + "TestReplaceWhileBroker2IsDown::"
+
+
+@dataclass
+class Rule:
+    key: str
+    rule: str
+    path: str                # the file the rule lives in
+    old: str                 # its text, found exactly once
+    new: str                 # the text without the rule
+    tests: list              # pytest node ids that must fail without it
+    heal: str = ""           # what a run without the rule leaves behind and is undone after it (HEALS)
+
+
+RULES = [
+    Rule("unclean-election", "refuse while unclean.leader.election.enable is true (replace, rebuild)",
+         "plugins/module_utils/kafka_recovery.py",
+         '    if not state.get("unclean_election"):\n        return []\n', "    return []\n",
+         [REFUSALS + "test_rebuild_refuses_while_unclean_election_is_on",
+          REPLACE_DOWN + "test_refuses_while_unclean_election_is_on"]),
+    Rule("rebuild-only-in-sync", "rebuild refuses to empty the only in-sync copy",
+         "plugins/module_utils/kafka_recovery.py",
+         '    if stop["only_in_sync_replica"]:\n', "    if False:\n",
+         [REFUSALS + "test_rebuild_refuses_to_empty_the_only_in_sync_replica"], heal="throttles"),
+    Rule("rebuild-below-min-isr", "rebuild refuses when its stop would leave partitions below min ISR",
+         "plugins/module_utils/kafka_recovery.py",
+         '    if not stop["safe"]:\n', "    if False:\n",
+         [REFUSALS + "test_rebuild_refuses_a_stop_that_leaves_partitions_below_min_isr"], heal="throttles"),
+    Rule("rebuild-gate-before-stop", "rebuild stops the broker only through the safe-to-stop gate, right before",
+         "playbooks/tasks/wipe_and_start_broker.yml",
+         '- name: "Gate: wait until it may stop without a partition below min ISR: {{ inventory_hostname }}"\n'
+         "  kafkaops.toolkit.kafka_broker_safe_to_stop:\n",
+         '- name: "The gate, removed"\n  ansible.builtin.debug:\n  when: false\n  vars:\n    _removed:\n',
+         [REFUSALS + "test_rebuild_stops_the_broker_only_through_the_gate_right_before_the_stop"],
+         heal="throttles"),
+    Rule("unreadable-disk", "a log dir that cannot be read is refused, not taken as empty",
+         "plugins/module_utils/kafka_identity.py",
+         '        if d["status"] == UNREADABLE:\n', "        if False:\n",
+         [REFUSALS + "test_rebuild_refuses_a_disk_that_cannot_be_read"], heal="throttles"),
+    Rule("fence-unreachable", "replace refuses to fence a failed host that does not answer",
+         "plugins/module_utils/kafka_recovery.py",
+         '    elif live_elsewhere and request["failed_host_reachable"] is False:\n',
+         '    elif False:\n',
+         [REFUSALS + "test_replace_refuses_to_fence_a_host_that_does_not_answer"]),
+    Rule("replacement-runs-broker", "replace refuses a replacement host whose kafka service runs",
+         "plugins/module_utils/kafka_recovery.py",
+         '    if request["replacement_active"] and not rerun:\n', "    if False:\n",
+         [REPLACE_DOWN + "test_refuses_a_replacement_that_runs_a_broker"]),
+    Rule("tools-before-change", "replace refuses before any change when kafka_tools_home cannot run",
+         "plugins/module_utils/kafka_recovery.py",
+         '    if request["tools_problem"]:\n', "    if False:\n",
+         [REPLACE_DOWN + "test_refuses_without_kafka_tools_before_anything_changes"]),
+    Rule("roll-safe-to-stop-gate", "a rolling restart stops a broker only if no partition falls below min ISR",
+         "playbooks/tasks/restart_broker.yml",
+         '- name: "Gate: wait until it may stop without a partition below min ISR: {{ _broker_host }}"\n'
+         "  kafkaops.toolkit.kafka_broker_safe_to_stop:\n",
+         '- name: "The gate, removed"\n  ansible.builtin.debug:\n  when: false\n  vars:\n    _removed:\n',
+         [T + "test_rolling_restart.py::test_roll_refuses_a_stop_that_would_leave_partitions_below_min_isr",
+          T + "test_site_config_change.py::test_config_change_rolls_brokers_through_the_gates"]),
+    Rule("roll-healthy-gate", "the next broker waits until the restarted one is registered and in every ISR",
+         "playbooks/tasks/restart_broker.yml",
+         '- name: "Gate: wait until it is registered and back in the ISR of every partition it hosts: '
+         '{{ _broker_host }}"\n  kafkaops.toolkit.kafka_broker_wait_healthy:\n',
+         '- name: "The gate, removed"\n  ansible.builtin.debug:\n  when: false\n  vars:\n    _removed:\n',
+         [T + "test_rolling_restart.py::test_roll_ends_at_a_broker_that_does_not_come_back"]),
+    Rule("controller-last", "the active controller is restarted last",
+         "plugins/module_utils/kafka_state.py",
+         '    others = [b for b in ordered if b != state["controller_id"]]\n', "    others = ordered\n",
+         [T + "test_rolling_restart.py::test_roll_under_load_restarts_each_broker_once_loses_nothing_controller_last"]),
+    Rule("zookeeper-quorum-gate", "a ZooKeeper member restarts only while the quorum has a leader and all serve",
+         "playbooks/tasks/restart_one_zookeeper.yml",
+         '- name: "Gate: the quorum has a leader and every member serves, before restarting {{ _member }}"\n'
+         "  kafkaops.toolkit.zookeeper_ensemble_info:\n",
+         '- name: "The gate, removed"\n  ansible.builtin.debug:\n  when: false\n  vars:\n    _removed:\n',
+         [T + "test_rolling_restart_zookeeper.py::test_roll_refuses_to_restart_a_member_while_another_is_down"]),
+    Rule("zookeeper-leader-last", "ZooKeeper followers first, the leader last",
+         "plugins/module_utils/zookeeper_state.py",
+         '    return followers + ([state["leader"]] if state["leader"] else [])\n',
+         '    return sorted(state["nodes"])\n',
+         [T + "test_rolling_restart_zookeeper.py::test_roll_restarts_every_member_once_the_leader_last",
+          T + "test_site_config_change.py::test_zookeeper_config_change_rolls_members_one_at_a_time_the_leader_last"]),
+    Rule("rerun-finishes-roll", "a roll that failed or was killed is finished by the rerun (the restart marks)",
+         "plugins/module_utils/service_restart.py",
+         "    return marked_at is not None and float(marked_at) > started\n", "    return False\n",
+         [T + "test_site_config_change.py::test_a_broker_roll_killed_midway_is_finished_by_the_rerun",
+          T + "test_site_config_change.py::test_a_zookeeper_roll_that_failed_is_finished_by_the_rerun"]),
+    Rule("wait-fails-fast", "a wait fails at once on an error waiting cannot fix",
+         "plugins/action/kafka_wait.py",
+         '            if not result.get("retryable"):\n', "            if False:\n",
+         [T + "test_throttle_records.py::test_a_wait_against_a_name_that_does_not_resolve_fails_at_once"]),
+    Rule("throttle-removed-on-failure", "a throttle is removed also when the run fails",
+         "playbooks/tasks/catch_up_under_throttle.yml",
+         "  always:\n    - name: Remove the replication throttle this run added",
+         "  rescue:\n    - ansible.builtin.fail:\n        msg: removed\n"
+         "    - name: Remove the replication throttle this run added",
+         [T + "test_recovery_playbooks.py::test_a_rebuild_that_fails_still_removes_its_throttle"], heal="throttles"),
+    Rule("throttle-recorded-first", "what a throttle adds is recorded before it is written",
+         "plugins/modules/kafka_replication_throttle.py",
+         "            write_record(path, added)\n", "            pass\n",
+         [T + "test_throttle_records.py::test_a_killed_rebuild_leaves_a_record_that_remove_throttles_removes_exactly"],
+         heal="throttles"),
+    # Runs without these rules do what the rule forbids to the lab's brokers; the heal puts them back.
+    Rule("replace-registered", "replace refuses a failed broker that is still registered live",
+         "plugins/module_utils/kafka_recovery.py",
+         '    if live_elsewhere and not request["fence_failed_host"]:\n', "    if False:\n",
+         [REFUSALS + "test_replace_refuses_a_broker_that_is_still_registered"], heal="kafka4"),
+    Rule("replace-only-in-sync", "replace refuses when the failed broker held the only in-sync copy",
+         "plugins/module_utils/kafka_recovery.py",
+         '    if alone and not request["accept_offline_partitions"]:\n', "    if False:\n",
+         [REPLACE_DOWN + "test_refuses_when_the_only_in_sync_copy_was_on_the_failed_broker"], heal="kafka4"),
+    Rule("rebuild-other-broker", "rebuild refuses log dirs that hold another broker's data",
+         "plugins/module_utils/kafka_recovery.py",
+         '    if request["identity"]:\n', "    if False:\n",
+         [REFUSALS + "test_rebuild_refuses_log_dirs_of_another_broker"], heal="kafka3"),
+    Rule("replacement-other-data", "replace refuses a replacement whose log dirs hold other data",
+         "plugins/module_utils/kafka_recovery.py",
+         '    if request["replacement_identity"]:\n', "    if False:\n",
+         [T + "test_recovery_playbooks.py::test_replace_a_powered_off_broker_under_load_loses_nothing"],
+         heal="kafka4"),
+    Rule("identity-by-advertised-name", "a registered broker is matched by the endpoint it advertises, "
+         "not ansible_host (a rerun of a failed replace completes)",
+         "playbooks/replace_broker.yml",
+         'replacement_endpoint: ["{{ kafka_advertised_host }}", "{{ kafka_port }}"]',
+         'replacement_endpoint: ["{{ ansible_host }}", "{{ kafka_port }}"]',
+         [T + "test_recovery_playbooks.py::test_replace_a_powered_off_broker_under_load_loses_nothing"],
+         heal="kafka4"),
+]
+
+
+def _host(name):
+    return next(h for h in config.load_hosts() if h.name == name)
+
+
+def _wait_healthy(broker_id):
+    settings = cluster_settings.load()
+    args = json.dumps(dict(broker_id=broker_id, wait_timeout=900, bootstrap_servers=settings["bootstrap_servers"],
+                           zookeeper_connect=settings["zookeeper_connect"]))
+    subprocess.run(["ansible", "localhost", "-m", "kafkaops.toolkit.kafka_broker_wait_healthy", "-a", args],
+                   cwd=REPO, check=True, capture_output=True)
+
+
+def kafka4_spare_again():
+    """kafka4 a bare spare again; kafka2 booted, its broker enabled and restarted as broker 2."""
+    run_on(_host("kafka4"), "systemctl disable --now kafka 2>/dev/null; rm -rf /etc/kafka "
+                            "/etc/systemd/system/kafka.service /var/lib/kafka/data; systemctl daemon-reload")
+    up(config.load_hosts())
+    run_on(_host("kafka2"), "systemctl enable kafka && systemctl restart kafka")
+    _wait_healthy(2)
+
+
+def kafka3_own_data():
+    """kafka3's log dir given back broker.id 3 (a run without the identity rule wrote another id)."""
+    run_on(_host("kafka3"), "sed -i 's/^broker.id=.*/broker.id=3/' /var/lib/kafka/data/meta.properties && "
+                            "systemctl restart kafka")
+    _wait_healthy(3)
+
+
+def clear_throttles():
+    """Delete every throttle config a run without its rule left on the cluster."""
+    servers = cluster_settings.load()["bootstrap_servers"]
+    admin = AdminClient({"bootstrap.servers": servers})
+    left = throttles_anywhere(servers)
+    for where, configs in left.items():
+        kind, name = where.split(" ", 1)
+        restype = ConfigResource.Type.TOPIC if kind == "topic" else ConfigResource.Type.BROKER
+        resource = ConfigResource(restype, name, incremental_configs=[
+            ConfigEntry(key, None, incremental_operation=AlterConfigOpType.DELETE) for key in configs])
+        admin.incremental_alter_configs([resource])[resource].result(30)
+    return left
+
+
+HEALS = {"throttles": clear_throttles, "kafka4": kafka4_spare_again, "kafka3": kafka3_own_data}
+
+
+def outcomes(log, tests):
+    """{test node id: 'PASSED' / 'FAILED' / 'ERROR' / 'not run'} from pytest -v's lines."""
+    found = {}
+    for line in log.splitlines():
+        words = line.split()
+        if len(words) >= 2 and words[1] in ("PASSED", "FAILED", "ERROR") and "::" in words[0]:
+            found[words[0]] = "FAILED" if words[1] == "ERROR" else words[1]
+    return {test: found.get(test, "not run") for test in tests}
+
+
+def reasons(log):
+    """The lines pytest gives for a failure (its first E lines)."""
+    return [line[1:].strip()[:220] for line in log.splitlines() if line.startswith("E ")][:3]
+
+
+def check(rule):
+    """Run the rule's tests without it; its result, also saved as <key>.json beside the log."""
+    path = REPO / rule.path
+    original = path.read_text()
+    assert original.count(rule.old) == 1, f"{rule.key}: the rule's text is not found exactly once in {rule.path}"
+    started = time.monotonic()
+    path.write_text(original.replace(rule.old, rule.new))
+    try:
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rfE", "-v", *rule.tests],
+                              cwd=REPO, capture_output=True, text=True)
+    finally:
+        path.write_text(original)
+    log = proc.stdout + proc.stderr
+    (OUT / f"{rule.key}.log").write_text(log)
+    left = HEALS[rule.heal]() if rule.heal else None
+    result = {"key": rule.key, "at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": _commit(),
+              "seconds": round(time.monotonic() - started),
+              "throttles_left": len(left) if rule.heal == "throttles" else None}
+    (OUT / f"{rule.key}.json").write_text(json.dumps(result))
+    return result
+
+
+def _commit():
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def row(rule, result, log):
+    """The rule's line: every test must fail without it."""
+    tests = outcomes(log, rule.tests)
+    caught = all(outcome == "FAILED" for outcome in tests.values())
+    verdict = "every test fails without it" if caught else "**A TEST STILL PASSES**"
+    listed = "<br>".join(f"{test.split('::')[-1]}: {outcome}" for test, outcome in tests.items())
+    why = "<br>".join(r.replace("|", "\\|") for r in reasons(log)) or "-"
+    healed = f"; left {result['throttles_left']} throttle(s), removed" if result["throttles_left"] else \
+        f"; lab put back ({rule.heal})" if rule.heal in ("kafka3", "kafka4") else ""
+    return caught, (f"| {rule.rule} | `{rule.path}` | {listed} | {verdict}{healed} | {result['commit']}, "
+                    f"{result['at']}, {result['seconds']} s | {why} |")
+
+
+def report():
+    """The table of every rule's last saved result (rules never checked say so); whether all were caught."""
+    lines = ["| rule | removed from | lab tests without it | result | run (commit, time, s) | pytest's first errors |",
+             "|---|---|---|---|---|---|"]
+    all_caught = True
+    for rule in RULES:
+        saved, log = OUT / f"{rule.key}.json", OUT / f"{rule.key}.log"
+        if not saved.exists():
+            lines.append(f"| {rule.rule} | `{rule.path}` | - | not checked | - | - |")
+            all_caught = False
+            continue
+        caught, line = row(rule, json.loads(saved.read_text()), log.read_text())
+        all_caught = all_caught and caught
+        lines.append(line)
+    (OUT / "report.md").write_text("\n".join(lines) + "\n")
+    return all_caught
+
+
+def main(keys):
+    OUT.mkdir(parents=True, exist_ok=True)
+    unknown = set(keys) - {r.key for r in RULES}
+    assert not unknown, f"no such rule: {sorted(unknown)}; the keys: {[r.key for r in RULES]}"
+    for rule in (r for r in RULES if r.key in keys or not keys):
+        print(f"== {rule.key}: removing it from {rule.path}", flush=True)
+        result = check(rule)
+        print(row(rule, result, (OUT / f"{rule.key}.log").read_text())[1], flush=True)
+    all_caught = report()
+    print(f"wrote {OUT / 'report.md'}: " + ("every rule's tests fail without it" if all_caught
+                                            else "a rule was not checked, or a test passes without its rule"))
+    return 0 if all_caught else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
