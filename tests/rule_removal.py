@@ -7,7 +7,7 @@ be told apart from the rule's absence. A test that still passes cannot catch the
 says A TEST STILL PASSES and the run exits non-zero.
 
 Needs a lab that site.yml deployed (make deploy). Each rule's log and result go to .cache/rule-removal/;
-report.md there is the table of every rule's last result.
+the table of every rule's last result goes to report.md there and into docs/safety-rules.md.
     python tests/rule_removal.py [RULE-KEY ...]     (make rule-removal [RULES="KEY ..."])
 The preflight asserts of the roles are not here: without them a run reconfigures the lab with the bad
 setting (a broker with broker.id=one never starts again), see the table in docs/safety-rules.md.
@@ -31,6 +31,8 @@ from lab.cli import up  # noqa: E402
 from lab.machines import run_on  # noqa: E402
 
 OUT = REPO / ".cache" / "rule-removal"
+DOC = REPO / "docs" / "safety-rules.md"
+BEGIN, END = "<!-- RULE-REMOVAL:BEGIN -->", "<!-- RULE-REMOVAL:END -->"
 T = "tests/integration/"
 REFUSALS = T + "test_recovery_refusals.py::"
 REPLACE_DOWN = REFUSALS + "TestReplaceWhileBroker2IsDown::"
@@ -217,9 +219,10 @@ def outcomes(log, tests):
     return {test: found.get(test, "not run") for test in tests}
 
 
-def reasons(log):
-    """The lines pytest gives for a failure (its first E lines)."""
-    return [line[1:].strip()[:220] for line in log.splitlines() if line.startswith("E ")][:3]
+def reason(log):
+    """pytest's first error line (the assertion that failed), shortened."""
+    first = next((line[1:].strip() for line in log.splitlines() if line.startswith("E ")), "-")
+    return first if len(first) <= 150 else first[:149] + "…"
 
 
 def check(rule):
@@ -255,16 +258,17 @@ def row(rule, result, log):
     caught = all(outcome == "FAILED" for outcome in tests.values())
     verdict = "every test fails without it" if caught else "**A TEST STILL PASSES**"
     listed = "<br>".join(f"{test.split('::')[-1]}: {outcome}" for test, outcome in tests.items())
-    why = "<br>".join(r.replace("|", "\\|") for r in reasons(log)) or "-"
+    why = reason(log).replace("|", "\\|")
     healed = f"; left {result['throttles_left']} throttle(s), removed" if result["throttles_left"] else \
         f"; lab put back ({rule.heal})" if rule.heal in ("kafka3", "kafka4") else ""
     return caught, (f"| {rule.rule} | `{rule.path}` | {listed} | {verdict}{healed} | {result['commit']}, "
-                    f"{result['at']}, {result['seconds']} s | {why} |")
+                    f"{result['at']}, {result['seconds']} s | `{why}` |")
 
 
 def report():
-    """The table of every rule's last saved result (rules never checked say so); whether all were caught."""
-    lines = ["| rule | removed from | lab tests without it | result | run (commit, time, s) | pytest's first errors |",
+    """The table of every rule's last saved result (rules never checked say so), in report.md and in
+    docs/safety-rules.md between its markers; whether every rule was caught."""
+    lines = ["| rule | removed from | lab tests without it | result | run (commit, time, s) | pytest's first error |",
              "|---|---|---|---|---|---|"]
     all_caught = True
     for rule in RULES:
@@ -276,7 +280,11 @@ def report():
         caught, line = row(rule, json.loads(saved.read_text()), log.read_text())
         all_caught = all_caught and caught
         lines.append(line)
-    (OUT / "report.md").write_text("\n".join(lines) + "\n")
+    table = "\n".join(lines) + "\n"
+    (OUT / "report.md").write_text(table)
+    doc = DOC.read_text()
+    begin, end = doc.index(BEGIN) + len(BEGIN), doc.index(END)
+    DOC.write_text(doc[:begin] + "\n" + table + doc[end:])
     return all_caught
 
 
