@@ -21,6 +21,10 @@ CONNECTION_ARGS = dict(
     ssl_key_location=dict(type="path"),
 )
 
+# Modules that talk to the brokers only (SCRAM users, ACLs): zookeeper_connect is accepted, so the kit's
+# connection variables can be passed to every module alike, but not required.
+BROKER_CONNECTION_ARGS = dict(CONNECTION_ARGS, zookeeper_connect=dict(type="str", required=False))
+
 
 class PermanentError(Exception):
     """An error that waiting cannot fix (a name that does not resolve, a refused login, bad arguments)."""
@@ -59,13 +63,15 @@ def check_addresses(params):
         check_resolvable(key, params[key])
 
 
+def error_name(exc):
+    """The name of the KafkaError a client exception carries ('UNKNOWN_TOPIC_OR_PART', ...), or None."""
+    name = getattr(exc.args[0], "name", None) if exc.args else None
+    return name() if callable(name) else None
+
+
 def is_permanent(exc):
     """Whether an error from reading the cluster cannot be fixed by waiting."""
-    if isinstance(exc, PermanentError):
-        return True
-    error = exc.args[0] if exc.args else None
-    name = getattr(error, "name", None)
-    return callable(name) and name() in _PERMANENT_KAFKA_ERRORS
+    return isinstance(exc, PermanentError) or error_name(exc) in _PERMANENT_KAFKA_ERRORS
 
 
 def admin_config(params):
@@ -146,14 +152,9 @@ def _describe_each(admin, resources, timeout):
             try:
                 result[(resource.restype, resource.name)] = future.result(timeout=timeout)
             except KafkaException as exc:
-                if resource.restype != ResourceType.TOPIC or not _is_unknown_topic(exc):
+                if resource.restype != ResourceType.TOPIC or error_name(exc) != "UNKNOWN_TOPIC_OR_PART":
                     raise
     return result
-
-
-def _is_unknown_topic(exc):
-    error = exc.args[0] if exc.args else None
-    return getattr(error, "name", lambda: None)() == "UNKNOWN_TOPIC_OR_PART"
 
 
 def read_settings(admin, topics, brokers, timeout):

@@ -82,15 +82,14 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_acl
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
-    CONNECTION_ARGS,
+    BROKER_CONNECTION_ARGS,
     admin_client,
     check_resolvable,
+    error_name,
 )
 
-# zookeeper_connect is required in CONNECTION_ARGS for the other modules; optional here.
 ARGUMENT_SPEC = dict(
-    CONNECTION_ARGS,
-    zookeeper_connect=dict(CONNECTION_ARGS["zookeeper_connect"], required=False),
+    BROKER_CONNECTION_ARGS,
     acls=dict(type="list", elements="dict", required=True, options=dict(
         principal=dict(type="str", required=True),
         resource_type=dict(type="str", required=True, choices=["topic", "group", "cluster", "transactional_id"]),
@@ -164,8 +163,7 @@ def apply(admin, plan, timeout):
 
 def _hint(exc):
     """What to do about the errors that have one answer."""
-    name = getattr(exc.args[0], "name", None) if exc.args else None
-    name = name() if callable(name) else None
+    name = error_name(exc)
     if name == "SECURITY_DISABLED":
         return (". No authorizer is configured on the brokers: set authorizer.class.name "
                 "(kafka.security.authorizer.AclAuthorizer) before declaring ACLs")

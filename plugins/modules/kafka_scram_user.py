@@ -81,15 +81,14 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_scram
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
-    CONNECTION_ARGS,
+    BROKER_CONNECTION_ARGS,
     admin_client,
     check_resolvable,
+    error_name,
 )
 
-# zookeeper_connect is required in CONNECTION_ARGS for the other modules; optional here.
 ARGUMENT_SPEC = dict(
-    CONNECTION_ARGS,
-    zookeeper_connect=dict(CONNECTION_ARGS["zookeeper_connect"], required=False),
+    BROKER_CONNECTION_ARGS,
     users=dict(type="list", elements="dict", required=True, options=dict(
         name=dict(type="str", required=True),
         password=dict(type="str", no_log=True),
@@ -102,17 +101,9 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def _error(exc):
-    """The KafkaError a client exception carries, or None."""
-    from confluent_kafka import KafkaError
-    error = exc.args[0] if exc.args else None
-    return error if isinstance(error, KafkaError) else None
-
-
 def read_existing(admin, names, timeout):
     """{user: [(mechanism, iterations)]} for each name; [] for a user without credentials (Kafka answers
     RESOURCE_NOT_FOUND for it). Any other error is raised."""
-    from confluent_kafka import KafkaError
     if not names:  # an empty list would describe every user
         return {}
     futures = admin.describe_user_scram_credentials(names, request_timeout=timeout)
@@ -121,7 +112,7 @@ def read_existing(admin, names, timeout):
         try:
             infos = futures[name].result(timeout * 2).scram_credential_infos
         except Exception as exc:
-            if _error(exc) is None or _error(exc).code() != KafkaError.RESOURCE_NOT_FOUND:
+            if error_name(exc) != "RESOURCE_NOT_FOUND":
                 raise
             infos = []
         # confluent-kafka's SCRAM_SHA_512 is Kafka's SCRAM-SHA-512, the spelling the choices use
@@ -151,7 +142,7 @@ def apply(admin, plan, passwords, timeout):
 
 def _hint(exc):
     """What to do about the errors that have one answer."""
-    if _error(exc) is not None and _error(exc).name() == "CLUSTER_AUTHORIZATION_FAILED":
+    if error_name(exc) == "CLUSTER_AUTHORIZATION_FAILED":
         return ". The connecting user must be a super user or have DESCRIBE and ALTER on the cluster resource"
     return ""
 

@@ -1,10 +1,8 @@
 """ACL bindings: the plan and the rules an argument spec cannot express, on hand-written bindings, and the
 kafka_acl module with a fake AdminClient."""
 
-from concurrent.futures import Future
 
 import pytest
-import yaml
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import (
     AclBinding,
@@ -14,10 +12,9 @@ from confluent_kafka.admin import (
     ResourcePatternType,
     ResourceType,
 )
-from test_modules import run_module
+from test_modules import done, run_module
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_acl
-from ansible_collections.kafkaops.toolkit.plugins.modules import kafka_acl as module
 
 
 def binding(principal="User:orders-app", resource_type="topic", resource_name="orders", pattern_type="literal",
@@ -137,28 +134,11 @@ def test_diff_shows_the_bindings_before_and_after_as_lines():
                   "allow User:orders-app write on topic:orders (literal) from *"]}
 
 
-def test_the_documentation_declares_the_argument_spec():
-    def fields(options):
-        return {name: (o["type"], o.get("required", False), o.get("choices"), o.get("default"))
-                for name, o in options.items()}
-    documented = yaml.safe_load(module.DOCUMENTATION)["options"]["acls"]["suboptions"]
-    assert fields(documented) == fields(module.ARGUMENT_SPEC["acls"]["options"])
-
-
 # --- the module, with a fake AdminClient -----------------------------------------------------------------
 
 CONN = {"bootstrap_servers": "127.0.0.1:9092"}  # no zookeeper_connect: the module does not need it
 READ_ORDERS = {"principal": "User:orders-app", "resource_type": "topic", "resource_name": "orders",
                "operation": "read"}  # as a user writes it: the argument spec fills in the defaults
-
-
-def _done(value=None, error=None):
-    future = Future()
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(value)
-    return future
 
 
 class FakeAdmin:
@@ -169,18 +149,18 @@ class FakeAdmin:
     def describe_acls(self, flt, request_timeout):
         self.described.append(flt)
         if self.describe_error:
-            return _done(error=self.describe_error)
-        return _done([a for a in self.acls if a.restype == flt.restype and a.name == flt.name
+            return done(error=self.describe_error)
+        return done([a for a in self.acls if a.restype == flt.restype and a.name == flt.name
                       and a.resource_pattern_type == flt.resource_pattern_type])
 
     def create_acls(self, acls, request_timeout):
         self.created.extend(acls)
-        return {a: _done(error=KafkaException(KafkaError(KafkaError.INVALID_REQUEST)) if a.principal
+        return {a: done(error=KafkaException(KafkaError(KafkaError.INVALID_REQUEST)) if a.principal
                          in self.create_errors else None) for a in acls}
 
     def delete_acls(self, filters, request_timeout):
         self.deleted.extend(filters)
-        return {f: _done([a for a in self.acls if a == AclBinding(f.restype, f.name, f.resource_pattern_type,
+        return {f: done([a for a in self.acls if a == AclBinding(f.restype, f.name, f.resource_pattern_type,
                                                                   f.principal, f.host, f.operation,
                                                                   f.permission_type)]) for f in filters}
 

@@ -4,6 +4,7 @@ four-letter words (their integration tests run them against the lab)."""
 import importlib.util
 import io
 import json
+from concurrent.futures import Future
 from contextlib import redirect_stdout
 
 import pytest
@@ -28,6 +29,16 @@ def _state(partitions, brokers=(1, 2, 3), controller=1):
 def _set_args(monkeypatch, args):
     monkeypatch.setattr(basic, "_ANSIBLE_ARGS", json.dumps({"ANSIBLE_MODULE_ARGS": args}).encode())
     monkeypatch.setattr(basic, "_ANSIBLE_PROFILE", "legacy")
+
+
+def done(value=None, error=None):
+    """A finished future, as a fake AdminClient's answer: its value, or the error it raises."""
+    future = Future()
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(value)
+    return future
 
 
 def run_module(name, args, monkeypatch, state=None, check_mode=False, **fakes):
@@ -172,3 +183,22 @@ def test_throttle_records_are_found_by_their_file_names_only(tmp_path):
                                                              12: str(folder / "broker-12.json")}
     assert records_of(str(tmp_path), "cluster-a", 12) == {12: str(folder / "broker-12.json")}
     assert records_of(str(tmp_path), "cluster-b", None) == {}
+
+
+@pytest.mark.parametrize("name", ["kafka_acl", "kafka_scram_user"])
+def test_the_documented_suboptions_are_the_argument_spec(name):
+    """ansible-doc renders DOCUMENTATION, AnsibleModule checks ARGUMENT_SPEC: list options with suboptions
+    are written in both, and must say the same."""
+    import yaml
+    spec = importlib.util.spec_from_file_location(name, REPO / "plugins" / "modules" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def fields(options):
+        return {key: (o["type"], o.get("required", False), o.get("choices"), o.get("default"))
+                for key, o in options.items()}
+    documented = yaml.safe_load(module.DOCUMENTATION)["options"]
+    lists = {key: o for key, o in module.ARGUMENT_SPEC.items() if "options" in o}
+    assert lists, f"{name} has no list option with suboptions"
+    for key, option in lists.items():
+        assert fields(documented[key]["suboptions"]) == fields(option["options"]), key
