@@ -8,7 +8,7 @@ import pathlib
 import re
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
-ROLES = ("connection", "common", "kafka_distribution", "zookeeper", "kafka_broker")
+ROLES = ("connection", "common", "kafka_distribution", "zookeeper", "kafka_broker", "pki")
 _TOP_LEVEL = re.compile(r"^([a-z][a-z0-9_]*):\s*(.*?)\s*(?:#\s*(.*))?$")
 
 

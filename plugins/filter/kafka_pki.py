@@ -1,0 +1,13 @@
+"""The filters behind the pki role's decisions; the rules are module_utils/kafka_pki's functions, unit-tested."""
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_pki
+
+
+class FilterModule:
+    def filters(self):
+        return {
+            "kafka_pki_ca_files": kafka_pki.ca_files,
+            "kafka_pki_sans": kafka_pki.sans,
+            "kafka_pki_ca_problems": kafka_pki.ca_problems,
+            "kafka_pki_reissue_reasons": kafka_pki.reissue_reasons,
+        }

@@ -1,0 +1,82 @@
+"""The pki role's decisions (pure, unit-tested): which CA, which names a host's certificate covers, whether
+the CA can issue, and why a host's certificate must be reissued. Certificates, requests and keys come as
+community.crypto's x509_certificate_info, openssl_csr_info and openssl_privatekey_info return them (None when
+there is none); times are naive UTC datetimes, as Jinja's now(utc=true) returns."""
+
+import datetime
+import ipaddress
+
+SAN_TYPES = ("DNS:", "IP:", "email:", "URI:", "RID:", "dirName:", "otherName:")
+# What a host's request sets besides its key and names; a certificate that differs was made for other settings.
+REQUESTED = ("subject_ordered", "basic_constraints", "key_usage", "extended_key_usage")
+
+
+def _asn1_time(value):
+    """community.crypto's times ('20261202043912Z') as naive UTC datetimes."""
+    return datetime.datetime.strptime(value, "%Y%m%d%H%M%SZ")
+
+
+def ca_files(pki_dir, cert_path, key_path):
+    """The CA in use, {brought, cert, key}: the one the inventory brings (cert_path and key_path, set together;
+    preflight checks that), else the one the role keeps in pki_dir/ca/."""
+    if cert_path:
+        return {"brought": True, "cert": cert_path, "key": key_path}
+    return {"brought": False, "cert": f"{pki_dir}/ca/cert.pem", "key": f"{pki_dir}/ca/key.pem"}
+
+
+def sans(names):
+    """The subject alternative names for a host's names, in order and without repeats: a name with a SAN type
+    prefix (DNS:, IP:, ...) is kept as it is, a bare IPv4 or IPv6 address becomes IP: (written as the
+    certificate will show it), any other name DNS:; blank names are dropped."""
+    result = []
+    for name in (str(n).strip() for n in names):
+        if name and not name.startswith(SAN_TYPES):
+            try:
+                name = f"IP:{ipaddress.ip_address(name)}"
+            except ValueError:
+                name = f"DNS:{name}"
+        if name and name not in result:
+            result.append(name)
+    return result
+
+
+def ca_problems(ca, ca_key, now):
+    """Why the CA cannot issue the hosts' certificates, [] when it can: ca (its certificate) is not a CA
+    certificate or has expired at now, or ca_key (the key the inventory brings with it; None for the key the
+    role made it with) is another key."""
+    problems = []
+    if "CA:TRUE" not in (ca["basic_constraints"] or []):
+        problems.append(f"it is not a CA certificate (basic constraints {ca['basic_constraints']})")
+    if _asn1_time(ca["not_after"]) <= now:
+        problems.append(f"it expired {ca['not_after']}")
+    if ca_key is not None and ca_key["public_key"] != ca["public_key"]:
+        problems.append("its key file holds another key")
+    return problems
+
+
+def reissue_reasons(cert, csr, ca, now, renew_before_days):
+    """Why this host's certificate must be (re)issued, [] when it is kept. cert: its cert.pem, None when there
+    is none; csr: the request made from its key.pem and the current settings, None when check mode could not
+    make one (the key is still to be made or changes); ca: the CA's certificate, None when check mode has yet
+    to make the CA. Without a certificate, a CA or a request there is nothing to compare: that is the reason."""
+    if cert is None:
+        return ["no certificate yet"]
+    if ca is None:
+        return ["a new CA"]
+    if csr is None:
+        return ["a new private key"]
+    reasons = []
+    if cert["public_key"] != csr["public_key"]:
+        reasons.append("its key is not key.pem")
+    if _asn1_time(cert["not_after"]) - now < datetime.timedelta(days=int(renew_before_days)):
+        reasons.append(f"it expires {cert['not_after']}, within kafka_pki_renew_before_days ({renew_before_days})")
+    if cert["subject_alt_name"] != csr["subject_alt_name"]:
+        reasons.append(f"its names {', '.join(cert['subject_alt_name'] or ['(none)'])} are not "
+                       f"{', '.join(csr['subject_alt_name'] or ['(none)'])}")
+    if any(cert[field] != csr[field] for field in REQUESTED):
+        reasons.append("its subject or usages changed")
+    # The issuer's name, and its key identifier when the CA has one: a CA remade under the same name differs there.
+    if cert["issuer_ordered"] != ca["subject_ordered"] or (
+            ca["subject_key_identifier"] and cert["authority_key_identifier"] != ca["subject_key_identifier"]):
+        reasons.append("the current CA did not issue it")
+    return reasons

@@ -1,0 +1,169 @@
+"""The pki role's decisions (module_utils/kafka_pki) on hand-written info dicts: only the keys each function
+reads, shaped as community.crypto's x509_certificate_info / openssl_csr_info / openssl_privatekey_info
+return them."""
+
+import datetime
+
+import pytest
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_pki import (
+    ca_files,
+    ca_problems,
+    reissue_reasons,
+    sans,
+)
+
+NOW = datetime.datetime(2025, 6, 1, 12, 0, 0)  # naive UTC, as now(utc=true)
+CA = {"subject_ordered": [["commonName", "Kafka cluster CA"]], "subject_key_identifier": "aa:bb:01",
+      "basic_constraints": ["CA:TRUE", "pathlen:0"], "not_after": "20350601120000Z", "public_key": "CA-KEY"}
+CSR = {"public_key": "HOST-KEY", "subject_alt_name": ["DNS:kafka-a.example.test", "DNS:kafka-a", "IP:192.0.2.11"],
+       "subject_ordered": [["commonName", "kafka-a.example.test"]], "basic_constraints": ["CA:FALSE"],
+       "key_usage": ["Digital Signature"],
+       "extended_key_usage": ["TLS Web Server Authentication", "TLS Web Client Authentication"]}
+# The certificate the CA issued for that request, a year to go.
+CERT = {**CSR, "not_after": "20260601120000Z", "issuer_ordered": [["commonName", "Kafka cluster CA"]],
+        "authority_key_identifier": "aa:bb:01"}
+
+
+# reissue_reasons
+
+def test_a_certificate_issued_by_the_ca_for_this_request_and_far_from_its_end_is_kept():
+    assert reissue_reasons(CERT, CSR, CA, NOW, 30) == []
+
+
+def test_a_host_without_a_certificate_gets_one_and_nothing_else_is_compared():
+    assert reissue_reasons(None, CSR, CA, NOW, 30) == ["no certificate yet"]
+    assert reissue_reasons(None, None, None, NOW, 30) == ["no certificate yet"]
+
+
+def test_a_ca_still_to_be_made_means_a_new_certificate():
+    assert reissue_reasons(CERT, None, None, NOW, 30) == ["a new CA"]
+
+
+def test_a_key_still_to_be_made_means_a_new_certificate():
+    assert reissue_reasons(CERT, None, CA, NOW, 30) == ["a new private key"]
+
+
+def test_a_certificate_for_another_key():
+    assert reissue_reasons({**CERT, "public_key": "OLD-KEY"}, CSR, CA, NOW, 30) == ["its key is not key.pem"]
+
+
+def test_a_certificate_within_the_renewal_window():
+    expiring = {**CERT, "not_after": "20250701115959Z"}  # a second less than 30 days to go
+    assert reissue_reasons(expiring, CSR, CA, NOW, 30) == [
+        "it expires 20250701115959Z, within kafka_pki_renew_before_days (30)"]
+    assert reissue_reasons(expiring, CSR, CA, NOW, "29") == []
+    assert reissue_reasons({**CERT, "not_after": "20250701120000Z"}, CSR, CA, NOW, 30) == []  # 30 days exactly
+
+
+def test_an_expired_certificate_is_within_any_renewal_window():
+    assert reissue_reasons({**CERT, "not_after": "20250101000000Z"}, CSR, CA, NOW, 0) == [
+        "it expires 20250101000000Z, within kafka_pki_renew_before_days (0)"]
+
+
+def test_a_certificate_for_other_names():
+    old = {**CERT, "subject_alt_name": ["DNS:kafka-a.example.test", "DNS:kafka-a"]}
+    assert reissue_reasons(old, CSR, CA, NOW, 30) == [
+        "its names DNS:kafka-a.example.test, DNS:kafka-a are not DNS:kafka-a.example.test, DNS:kafka-a, IP:192.0.2.11"]
+    assert reissue_reasons({**CERT, "subject_alt_name": None}, CSR, CA, NOW, 30) == [
+        "its names (none) are not DNS:kafka-a.example.test, DNS:kafka-a, IP:192.0.2.11"]
+
+
+@pytest.mark.parametrize("field, old", [
+    ("subject_ordered", [["commonName", "kafka-a"]]),
+    ("basic_constraints", None),
+    ("key_usage", ["Digital Signature", "Key Encipherment"]),  # made for an RSA key
+    ("extended_key_usage", ["TLS Web Server Authentication"]),
+])
+def test_a_certificate_with_another_subject_or_usages(field, old):
+    assert reissue_reasons({**CERT, field: old}, CSR, CA, NOW, 30) == ["its subject or usages changed"]
+
+
+def test_a_certificate_from_another_ca():
+    other_name = {**CERT, "issuer_ordered": [["commonName", "Corporate Kafka CA"]]}
+    assert reissue_reasons(other_name, CSR, CA, NOW, 30) == ["the current CA did not issue it"]
+    remade_ca = {**CERT, "authority_key_identifier": "cc:dd:02"}  # same name, another key
+    assert reissue_reasons(remade_ca, CSR, CA, NOW, 30) == ["the current CA did not issue it"]
+
+
+def test_a_ca_without_a_key_identifier_is_known_by_its_name():
+    ca = {**CA, "subject_key_identifier": None}
+    assert reissue_reasons({**CERT, "authority_key_identifier": None}, CSR, ca, NOW, 30) == []
+    assert reissue_reasons({**CERT, "issuer_ordered": [["commonName", "Other CA"]]}, CSR, ca, NOW, 30) == [
+        "the current CA did not issue it"]
+
+
+def test_every_reason_that_applies_is_given_in_order():
+    old = {**CERT, "public_key": "OLD-KEY", "not_after": "20250610000000Z", "subject_alt_name": ["DNS:kafka-a"],
+           "key_usage": None, "authority_key_identifier": "cc:dd:02"}
+    assert reissue_reasons(old, CSR, CA, NOW, 30) == [
+        "its key is not key.pem",
+        "it expires 20250610000000Z, within kafka_pki_renew_before_days (30)",
+        "its names DNS:kafka-a are not DNS:kafka-a.example.test, DNS:kafka-a, IP:192.0.2.11",
+        "its subject or usages changed",
+        "the current CA did not issue it",
+    ]
+
+
+# sans
+
+def test_bare_names_become_dns_and_addresses_ip_in_order():
+    assert sans(["kafka-a.example.test", "kafka-a", "192.0.2.11", "2001:DB8:0::7"]) == [
+        "DNS:kafka-a.example.test", "DNS:kafka-a", "IP:192.0.2.11", "IP:2001:db8::7"]
+
+
+def test_names_with_a_san_type_are_kept_as_they_are():
+    assert sans(["DNS:kafka.example.test", "IP:198.51.100.7", "email:ops@example.test", "URI:https://x.test/"]) == [
+        "DNS:kafka.example.test", "IP:198.51.100.7", "email:ops@example.test", "URI:https://x.test/"]
+
+
+def test_what_only_looks_like_an_address_is_a_name():
+    assert sans(["999.1.1.1", "10.0.0"]) == ["DNS:999.1.1.1", "DNS:10.0.0"]
+
+
+def test_blank_names_and_repeats_are_dropped():
+    assert sans([" kafka-a ", "", "  ", "kafka-a", "DNS:kafka-a", "192.0.2.11", "IP:192.0.2.11"]) == [
+        "DNS:kafka-a", "IP:192.0.2.11"]
+    assert sans([]) == []
+
+
+# ca_files
+
+def test_a_ca_the_inventory_brings_is_used():
+    assert ca_files("/srv/pki", "/etc/corp/ca.crt", "/etc/corp/ca.key") == {
+        "brought": True, "cert": "/etc/corp/ca.crt", "key": "/etc/corp/ca.key"}
+
+
+def test_without_one_the_role_keeps_its_own_in_the_pki_directory():
+    assert ca_files("/srv/pki", "", "") == {"brought": False, "cert": "/srv/pki/ca/cert.pem",
+                                            "key": "/srv/pki/ca/key.pem"}
+
+
+# ca_problems
+
+def test_a_valid_ca_with_its_key_can_issue():
+    assert ca_problems(CA, {"public_key": "CA-KEY"}, NOW) == []
+    assert ca_problems(CA, None, NOW) == []
+
+
+def test_a_certificate_that_is_not_a_ca():
+    assert ca_problems({**CA, "basic_constraints": ["CA:FALSE"]}, None, NOW) == [
+        "it is not a CA certificate (basic constraints ['CA:FALSE'])"]
+    assert ca_problems({**CA, "basic_constraints": None}, None, NOW) == [
+        "it is not a CA certificate (basic constraints None)"]
+
+
+def test_an_expired_ca():
+    assert ca_problems({**CA, "not_after": "20250601120000Z"}, None, NOW) == ["it expired 20250601120000Z"]
+    assert ca_problems({**CA, "not_after": "20250601120001Z"}, None, NOW) == []
+
+
+def test_a_ca_brought_with_another_key():
+    assert ca_problems(CA, {"public_key": "OTHER-KEY"}, NOW) == ["its key file holds another key"]
+
+
+def test_every_ca_problem_is_given():
+    ca = {**CA, "basic_constraints": None, "not_after": "20240101000000Z"}
+    assert ca_problems(ca, {"public_key": "OTHER-KEY"}, NOW) == [
+        "it is not a CA certificate (basic constraints None)", "it expired 20240101000000Z",
+        "its key file holds another key"]

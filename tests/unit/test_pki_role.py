@@ -1,0 +1,216 @@
+"""The pki role, run by ansible-playbook on this machine without the lab: two fake hosts (ansible_connection
+local), the PKI in tmp_path, and what it made read back with the cryptography package."""
+
+import datetime
+import json
+import os
+import pathlib
+import stat
+import subprocess
+import sys
+
+import yaml
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from lab.config import REPO, ROOT
+
+BIN = os.path.dirname(sys.executable)
+HOSTS = {
+    "kafka-a": {"ansible_host": "192.0.2.11", "kafka_advertised_host": "kafka-a.example.test"},
+    "kafka-b": {"ansible_host": "192.0.2.12", "kafka_advertised_host": "kafka-b.example.test"},
+}
+PLAYBOOK = """\
+- name: Issue the PKI on the controller
+  hosts: all
+  gather_facts: false
+  roles:
+    - role: kafkaops.toolkit.pki
+"""
+
+
+def run_role(tmp_path, *, check=False, host_vars=None, **role_vars):
+    """ansible-playbook with the role on HOSTS (plus host_vars per host) and role_vars as extra vars.
+    Returns the recap's changed count per host and what the role showed per host."""
+    inventory = {"all": {"hosts": {host: {"ansible_connection": "local", **names, **(host_vars or {}).get(host, {})}
+                                   for host, names in HOSTS.items()}}}
+    (tmp_path / "inventory.yml").write_text(json.dumps(inventory))  # JSON is YAML
+    (tmp_path / "play.yml").write_text(PLAYBOOK)
+    (tmp_path / "vars.json").write_text(json.dumps({"kafka_pki_dir": str(tmp_path / "pki"), **role_vars}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_")}
+    env.update(ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
+               ANSIBLE_NOCOLOR="1")
+    args = [os.path.join(BIN, "ansible-playbook"), "-i", "inventory.yml", "play.yml", "-e", "@vars.json"]
+    proc = subprocess.run(args + (["--check"] if check else []), cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, f"failed: {failures(proc.stdout) or proc.stdout[-3000:]}\n{proc.stderr}"
+    result = json.loads(proc.stdout)
+    shown = {host: outcome["msg"] for play in result["plays"] for task in play["tasks"]
+             if task["task"]["name"].endswith(" : Show what was issued") for host, outcome in task["hosts"].items()}
+    changed = {host: counts["changed"] for host, counts in result["stats"].items()}
+    return changed, shown, proc.stdout + proc.stderr
+
+
+def failures(stdout):
+    """The failed tasks of a run, with their messages (censored where the task had no_log)."""
+    try:
+        plays = json.loads(stdout)["plays"]
+    except (ValueError, KeyError):
+        return []
+    return [(task["task"]["name"], host, outcome.get("msg") or outcome.get("censored"))
+            for play in plays for task in play["tasks"] for host, outcome in task["hosts"].items()
+            if outcome.get("failed")]
+
+
+def cert(path):
+    return x509.load_pem_x509_certificate(path.read_bytes())
+
+
+def mode(path):
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def sans(certificate):
+    names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    return sorted([f"DNS:{n}" for n in names.get_values_for_type(x509.DNSName)]
+                  + [f"IP:{a}" for a in names.get_values_for_type(x509.IPAddress)])
+
+
+def lifetime(certificate):
+    return certificate.not_valid_after_utc - certificate.not_valid_before_utc
+
+
+def days(n):
+    """A lifetime of n days, give or take the second between the two timestamps the module takes."""
+    return lambda span: abs(span - datetime.timedelta(days=n)) <= datetime.timedelta(seconds=2)
+
+
+def files(directory):
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def make_user_ca(directory, passphrase):
+    """A CA made elsewhere: EC P-256, its key encrypted with passphrase."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Corporate Kafka CA")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+          .serial_number(x509.random_serial_number())
+          .not_valid_before(now - datetime.timedelta(days=1)).not_valid_after(now + datetime.timedelta(days=900))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+          .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=False, key_encipherment=False,
+                                       data_encipherment=False, key_agreement=False, key_cert_sign=True,
+                                       crl_sign=True, encipher_only=False, decipher_only=False), critical=True)
+          .sign(key, hashes.SHA256()))
+    directory.mkdir()
+    (directory / "ca.crt").write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    (directory / "ca.key").write_bytes(key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.BestAvailableEncryption(passphrase.encode())))
+    os.chmod(directory / "ca.key", 0o600)
+    return ca
+
+
+def expected_sans(host, *extra):
+    names = HOSTS[host]
+    return sorted([f"DNS:{names['kafka_advertised_host']}", f"DNS:{host}", f"IP:{names['ansible_host']}", *extra])
+
+
+def test_the_role_makes_a_ca_and_a_certificate_per_host_and_a_second_run_changes_nothing(tmp_path):
+    pki = tmp_path / "pki"
+    changed, shown, _ = run_role(tmp_path, kafka_pki_ca_validity_days=800, kafka_pki_host_validity_days=90)
+
+    ca = cert(pki / "ca" / "cert.pem")
+    assert ca.extensions.get_extension_for_class(x509.BasicConstraints).value.ca is True
+    assert ca.subject == ca.issuer and days(800)(lifetime(ca))
+    assert mode(pki / "ca" / "key.pem") == 0o600 and mode(pki / "ca" / "cert.pem") == 0o644
+    for host in HOSTS:
+        host_dir = pki / "hosts" / host
+        issued = cert(host_dir / "cert.pem")
+        issued.verify_directly_issued_by(ca)
+        assert sans(issued) == expected_sans(host)
+        assert issued.subject.rfc4514_string() == f"CN={HOSTS[host]['kafka_advertised_host']}"
+        assert days(90)(lifetime(issued))
+        key = serialization.load_pem_private_key((host_dir / "key.pem").read_bytes(), None)
+        assert key.public_key() == issued.public_key()
+        assert (host_dir / "key.pem").read_text().startswith("-----BEGIN PRIVATE KEY-----")  # PKCS#8
+        assert mode(host_dir / "key.pem") == 0o600 and mode(host_dir / "cert.pem") == 0o644
+        assert (host_dir / "ca.pem").read_bytes() == (pki / "ca" / "cert.pem").read_bytes()
+        assert shown[host].startswith(f"issued {host_dir}/cert.pem") and shown[host].endswith("no certificate yet")
+        assert changed[host] > 0
+    before = files(pki)
+
+    changed, shown, _ = run_role(tmp_path, kafka_pki_ca_validity_days=800, kafka_pki_host_validity_days=90)
+    assert changed == {"kafka-a": 0, "kafka-b": 0}
+    assert files(pki) == before
+    assert all(shown[host].startswith(f"kept {pki}/hosts/{host}/cert.pem") for host in HOSTS)
+
+
+def test_check_mode_shows_what_it_would_issue_and_writes_nothing(tmp_path):
+    changed, shown, _ = run_role(tmp_path, check=True)
+    assert not (tmp_path / "pki").exists()
+    for host in HOSTS:
+        assert shown[host].startswith(f"would issue {tmp_path}/pki/hosts/{host}/cert.pem for DNS:")
+        assert shown[host].endswith(": no certificate yet")
+        assert changed[host] > 0
+
+
+def test_a_certificate_near_its_end_is_reissued_by_the_same_ca(tmp_path):
+    pki = tmp_path / "pki"
+    run_role(tmp_path, kafka_pki_host_validity_days=10, kafka_pki_renew_before_days=5)
+    assert days(10)(lifetime(cert(pki / "hosts" / "kafka-a" / "cert.pem")))
+    ca_files, keys = files(pki / "ca"), {host: (pki / "hosts" / host / "key.pem").read_bytes() for host in HOSTS}
+
+    # 10 days left, renewal 30 days ahead (the default). Other CA settings change nothing: the CA is kept.
+    changed, shown, _ = run_role(tmp_path, kafka_pki_ca_common_name="Another name", kafka_pki_ca_validity_days=20)
+    assert files(pki / "ca") == ca_files
+    for host in HOSTS:
+        issued = cert(pki / "hosts" / host / "cert.pem")
+        assert days(365)(lifetime(issued))
+        issued.verify_directly_issued_by(cert(pki / "ca" / "cert.pem"))
+        assert (pki / "hosts" / host / "key.pem").read_bytes() == keys[host]
+        assert "within kafka_pki_renew_before_days (30)" in shown[host] and changed[host] > 0
+
+
+def test_a_certificate_whose_names_changed_is_reissued_with_exactly_the_new_names(tmp_path):
+    pki = tmp_path / "pki"
+    run_role(tmp_path)
+    kept = (pki / "hosts" / "kafka-b" / "cert.pem").read_bytes()
+
+    extra = {"kafka-a": {"kafka_pki_extra_sans": ["kafka.example.test", "198.51.100.7", "2001:db8::7"]}}
+    changed, shown, _ = run_role(tmp_path, host_vars=extra)
+    issued = cert(pki / "hosts" / "kafka-a" / "cert.pem")
+    assert sans(issued) == expected_sans("kafka-a", "DNS:kafka.example.test", "IP:198.51.100.7", "IP:2001:db8::7")
+    issued.verify_directly_issued_by(cert(pki / "ca" / "cert.pem"))
+    assert "its names" in shown["kafka-a"] and changed["kafka-a"] > 0
+    assert (pki / "hosts" / "kafka-b" / "cert.pem").read_bytes() == kept and changed["kafka-b"] == 0
+
+
+def test_a_ca_the_user_brings_is_used_and_never_replaced(tmp_path):
+    pki = tmp_path / "pki"
+    run_role(tmp_path)  # first with a CA the role made
+    made_ca = files(pki / "ca")
+    passphrase = "correct horse battery staple"
+    user_ca = make_user_ca(tmp_path / "corporate", passphrase)
+    brought = files(tmp_path / "corporate")
+
+    changed, shown, output = run_role(tmp_path, kafka_pki_ca_cert_path=str(tmp_path / "corporate" / "ca.crt"),
+                                      kafka_pki_ca_key_path=str(tmp_path / "corporate" / "ca.key"),
+                                      kafka_pki_ca_key_passphrase=passphrase)
+    assert files(tmp_path / "corporate") == brought and mode(tmp_path / "corporate" / "ca.key") == 0o600
+    assert files(pki / "ca") == made_ca  # the role's own CA is neither used nor touched
+    for host in HOSTS:
+        issued = cert(pki / "hosts" / host / "cert.pem")
+        issued.verify_directly_issued_by(user_ca)
+        assert sans(issued) == expected_sans(host)
+        assert (pki / "hosts" / host / "ca.pem").read_bytes() == brought["ca.crt"]
+        assert "did not issue it" in shown[host] and changed[host] > 0
+    assert passphrase not in output
+
+
+def test_the_lab_keeps_its_pki_under_the_lab_root():
+    group_vars = yaml.safe_load((REPO / "inventories" / "lab" / "group_vars" / "all.yml").read_text())
+    assert pathlib.Path(group_vars["kafka_pki_dir"]).is_relative_to(ROOT)
