@@ -8,7 +8,7 @@ KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
 .PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal \
 	test lint unit molecule \
-	bench bench-deploy bench-roll bench-rebuild bench-validator
+	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security
 
 setup: host-packages venv collection-link kafka-archive spark-jars
 
@@ -49,11 +49,10 @@ deploy: lab-up
 
 # The demo replaces a broker, so it starts from a fresh lab.
 demo: setup
-	python -m lab down
-	python -m lab up
-	ansible-playbook playbooks/site.yml
-	ansible-playbook playbooks/cluster_summary.yml
-	python scripts/demo.py
+	mkdir -p .cache/demo
+	{ python -m lab down && python -m lab up && ansible-playbook playbooks/site.yml && \
+	  ansible-playbook playbooks/cluster_summary.yml && python scripts/demo.py; } 2>&1 | tee .cache/demo/demo.log
+	python scripts/check_no_secrets.py .cache/demo/demo.log
 
 # Every chaos scenario (tests/chaos/scenarios.py) in one run on a fresh lab (the report gives its wall time);
 # writes docs/reliability.md from that run alone (run_record.py: commit, measured start and end) even when a
@@ -84,14 +83,17 @@ lint: setup
 unit: setup
 	pytest -q tests/unit --junitxml=.cache/test-results/unit.xml
 
-# The default scenario boots a fresh lab, deploys, checks idempotence and verifies, then takes it down.
+# The default scenario boots a fresh lab, deploys, checks idempotence and verifies, then takes it down;
+# its whole output must hold none of the lab's passwords.
 molecule: setup
-	molecule test -s default
+	mkdir -p .cache/test-results
+	molecule test -s default 2>&1 | tee .cache/test-results/molecule.log
+	python scripts/check_no_secrets.py .cache/test-results/molecule.log
 
 test: lint unit molecule
 
 # Benchmarks print their figures; each says what it measures in its docstring.
-bench: bench-deploy bench-roll bench-rebuild bench-validator
+bench: bench-deploy bench-roll bench-rebuild bench-validator bench-security
 
 bench-deploy: setup
 	python bench/lab_deploy.py
@@ -104,3 +106,9 @@ bench-rebuild: setup
 
 bench-validator: setup
 	python bench/validator.py
+
+# PLAINTEXT vs SASL_SSL for the canary (a PLAINTEXT listener added and removed by gated rolls), then the roll's
+# ratio on the secured cluster.
+bench-security: setup
+	python bench/security.py
+	python bench/rolling_restart.py

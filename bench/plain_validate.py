@@ -2,7 +2,7 @@
 one Python process loads the whole ledger into a dict, reads every record of the ledger's topics back
 with a confluent-kafka consumer, and compares digests. Prints {"records": n, "lost": n} as JSON.
 
-Run: python bench/plain_validate.py LEDGER BOOTSTRAP_SERVERS
+Run: python bench/plain_validate.py LEDGER CLIENT_SETTINGS (the JSON file of playbooks/client_settings.yml)
 """
 
 import hashlib
@@ -12,14 +12,16 @@ import sys
 from confluent_kafka import Consumer, TopicPartition
 
 
-def main(ledger_path, bootstrap_servers):
+def main(ledger_path, client_settings_path):
     expected = {}
     with open(ledger_path, encoding="utf-8") as ledger:
         for line in ledger:
             if line.strip():
                 r = json.loads(line)
                 expected[(r["topic"], r["partition"], r["offset"])] = r["sha256"]
-    consumer = Consumer({"bootstrap.servers": bootstrap_servers, "group.id": "plain-validate",
+    with open(client_settings_path, encoding="utf-8") as settings:
+        client_conf = json.load(settings)["kafka"]
+    consumer = Consumer(client_conf | {"group.id": "plain-validate",
                          "enable.auto.commit": False, "enable.partition.eof": True})
     partitions = []
     for topic in {t for t, _, _ in expected}:

@@ -21,7 +21,8 @@ sys.path.insert(0, str(REPO))
 
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
-from lab import config, machines  # noqa: E402
+from lab import cluster_settings, config, machines  # noqa: E402
+from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.measure import LogBytesSampler, copy_window  # noqa: E402
 from lab.traffic import fill  # noqa: E402
 
@@ -106,8 +107,8 @@ def main():
     parser.add_argument("--gib", type=float, default=1.0, help="data to put on the rebuilt broker")
     parser.add_argument("--throttle-mib", type=float, default=16.0, help="throttle of the throttled run")
     args = parser.parse_args()
-    bootstrap = ",".join(f"{h.address}:9092" for h in config.load_hosts() if "kafka_broker" in h.groups)
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    bootstrap = cluster_settings.load()["bootstrap_servers"]
+    admin = AdminClient(kafka_config(bootstrap))
     admin.create_topics([NewTopic(TOPIC, num_partitions=24, replication_factor=3)])[TOPIC].result(30)
     time.sleep(3)  # every broker learns the new topic
     try:
@@ -131,7 +132,7 @@ def main():
         print(f"raw copy kafka1 + kafka2 -> kafka3 disk: {raw_bytes / MIB:.0f} MiB in {raw_seconds:.1f}s = "
               f"{raw_rate / MIB:.2f} MiB/s; unthrottled rebuild / raw copy = {free_rate / raw_rate:.2f}")
     finally:
-        fresh = AdminClient({"bootstrap.servers": bootstrap})  # referenced until the result
+        fresh = AdminClient(kafka_config(bootstrap))  # referenced until the result
         fresh.delete_topics([TOPIC])[TOPIC].result(30)
 
 

@@ -19,13 +19,14 @@ sys.path.insert(0, str(REPO))
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 from lab import cluster_settings  # noqa: E402
+from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.traffic import AckedProducer, read_all  # noqa: E402
 
 
 def main():
     bootstrap = cluster_settings.load()["bootstrap_servers"]
     topic = f"bench-roll-{uuid.uuid4().hex[:6]}"
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(kafka_config(bootstrap))
     admin.create_topics([NewTopic(topic, num_partitions=6, replication_factor=3)])[topic].result(30)
     time.sleep(3)  # every broker learns the new topic
     producer = AckedProducer(bootstrap, topic, rate=1000)
@@ -44,7 +45,7 @@ def main():
         report = json.loads(report_path.read_text())
     read = read_all(bootstrap, topic, len(producer.acked))
     # A fresh client (kept referenced until done): the old one still asks the controller of before the roll.
-    fresh = AdminClient({"bootstrap.servers": bootstrap})
+    fresh = AdminClient(kafka_config(bootstrap))
     fresh.delete_topics([topic])[topic].result(30)
 
     floor = sum(b["stop"] + b["start"] + b["healthy_gate"] for b in report["brokers"])

@@ -26,7 +26,8 @@ sys.path.insert(0, str(REPO))
 from confluent_kafka.admin import AdminClient  # noqa: E402
 
 from canary import Canary, ensure_topic  # noqa: E402
-from lab import config  # noqa: E402
+from lab import cluster_settings  # noqa: E402
+from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.measure import run_with_peak_rss  # noqa: E402
 
 WORK = REPO / ".cache" / "bench-validator"
@@ -42,15 +43,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=10_000_000)
     args = parser.parse_args()
-    bootstrap = ",".join(f"{h.address}:9092" for h in config.load_hosts() if "kafka_broker" in h.groups)
+    bootstrap = cluster_settings.load()["bootstrap_servers"]
     topic = f"bench-validate-{uuid.uuid4().hex[:6]}"
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
     ledger = WORK / "ledger.jsonl"
-    ensure_topic(bootstrap, topic, partitions=12, replication_factor=3)
+    ensure_topic(kafka_config(), topic, partitions=12, replication_factor=3)
     try:
         started = time.monotonic()
-        canary = Canary(bootstrap, topic, ledger, WORK / "failed.jsonl", rate=10 ** 9, count=args.records)
+        canary = Canary(kafka_config(), topic, ledger, WORK / "failed.jsonl", rate=10 ** 9, count=args.records)
         canary.start()
         while canary.running():
             time.sleep(1)
@@ -64,7 +65,7 @@ def main():
         after = snapshot(WORK / "snapshots")
 
         spark_cmd = [sys.executable, "spark/validate_recovery.py", "--before", str(before),
-                     "--after", str(after), "--ledger", str(ledger), "--bootstrap-servers", bootstrap,
+                     "--after", str(after), "--ledger", str(ledger), "--client-settings", str(cluster_settings.PATH),
                      "--report-dir", str(WORK / "report"), "--conf", "spark.driver.memory=6g"]
         rc, spark_s, spark_mib = run_with_peak_rss(spark_cmd, cwd=REPO, stdout=subprocess.DEVNULL,
                                                    stderr=subprocess.DEVNULL)
@@ -74,14 +75,14 @@ def main():
 
         plain_out = WORK / "plain.json"
         with plain_out.open("w") as out:
-            plain_cmd = [sys.executable, "bench/plain_validate.py", str(ledger), bootstrap]
+            plain_cmd = [sys.executable, "bench/plain_validate.py", str(ledger), str(cluster_settings.PATH)]
             rc, plain_s, plain_mib = run_with_peak_rss(plain_cmd, cwd=REPO, stdout=out)
         plain = json.loads(plain_out.read_text() or "{}") if rc == 0 else {}
         print(f"plain python: exit {rc}{' (out of memory?)' if rc < 0 else ''}, lost {plain.get('lost')}, "
               f"{plain_s:.1f}s = {written['acked'] / plain_s:,.0f} records/s, peak RSS {plain_mib:,.0f} MiB")
         print(f"ratio plain / spark: time {plain_s / spark_s:.2f}, peak memory {plain_mib / spark_mib:.2f}")
     finally:
-        admin = AdminClient({"bootstrap.servers": bootstrap})  # referenced until the result
+        admin = AdminClient(kafka_config(bootstrap))  # referenced until the result
         admin.delete_topics([topic])[topic].result(60)
         shutil.rmtree(WORK, ignore_errors=True)
 

@@ -18,9 +18,19 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 
-def ensure_topic(bootstrap_servers, topic, partitions=6, replication_factor=3, timeout=30):
-    """Create the canary topic if it is missing, and wait until every partition has a leader."""
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+def client_config(settings_path=None, bootstrap_servers=None):
+    """The librdkafka configuration: the "kafka" entry of a client settings file (playbooks/client_settings.yml
+    writes it, the cluster's security included), or bootstrap servers alone for an open cluster."""
+    if settings_path:
+        with open(settings_path, encoding="utf-8") as handle:
+            return json.load(handle)["kafka"]
+    return {"bootstrap.servers": bootstrap_servers}
+
+
+def ensure_topic(client_conf, topic, partitions=6, replication_factor=3, timeout=30):
+    """Create the canary topic if it is missing, and wait until every partition has a leader.
+    client_conf: the cluster's librdkafka configuration (client_config)."""
+    admin = AdminClient(client_conf)
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -44,7 +54,8 @@ def ensure_topic(bootstrap_servers, topic, partitions=6, replication_factor=3, t
 
 class Canary:
     """Writes record N (key canary-N, a value that names N) at about `rate` records/s, from start() until
-    stop() or `count` records; every acknowledged record is appended to the ledger file.
+    stop() or `count` records; every acknowledged record is appended to the ledger file. client_conf is the
+    cluster's librdkafka configuration (client_config).
 
     acks="all" (the default) writes idempotently; acks="1" (for negative controls: a leader may
     acknowledge what its followers never get) cannot, as Kafka requires acks=all for idempotence.
@@ -54,12 +65,11 @@ class Canary:
 
     RECENT = 100_000  # acknowledgements kept in memory (about 8 min at 200/s): bounded for long runs
 
-    def __init__(self, bootstrap_servers, topic, ledger_path, failed_path, rate=100, count=None, acks="all",
+    def __init__(self, client_conf, topic, ledger_path, failed_path, rate=100, count=None, acks="all",
                  delivery_timeout_s=120):
         self.topic, self.rate, self.count, self.acks = topic, rate, count, acks
-        self.producer = Producer({"bootstrap.servers": bootstrap_servers, "acks": acks,
-                                  "enable.idempotence": acks == "all", "linger.ms": 5,
-                                  "delivery.timeout.ms": int(delivery_timeout_s * 1000)})
+        self.producer = Producer(client_conf | {"acks": acks, "enable.idempotence": acks == "all", "linger.ms": 5,
+                                                "delivery.timeout.ms": int(delivery_timeout_s * 1000)})
         self.ledger = open(ledger_path, "a", encoding="utf-8")  # noqa: SIM115 - closed in stop()
         self.failed_file = open(failed_path, "a", encoding="utf-8")  # noqa: SIM115
         self.sent = self.acked = self.failed = 0
@@ -103,7 +113,8 @@ class Canary:
         started = time.monotonic()
         while not self._stop.is_set() and (self.count is None or self.sent < self.count):
             due = int((time.monotonic() - started) * self.rate) + 1  # records due by now, paced
-            while self.sent < due and (self.count is None or self.sent < self.count):
+            # Unpaced (a huge rate), `due` runs far ahead: stop() must end this loop too.
+            while self.sent < due and (self.count is None or self.sent < self.count) and not self._stop.is_set():
                 self._send(self.sent)
             self.producer.poll(0.01)
 

@@ -1,6 +1,6 @@
 """python -m canary: write canary records and their ledger until a count, a duration, or SIGTERM/SIGINT.
 
-  python -m canary --bootstrap-servers kafka1:9092 --ledger run/ledger.jsonl [--topic canary]
+  python -m canary (--client-settings FILE | --bootstrap-servers kafka1:9092) --ledger run/ledger.jsonl [--topic canary]
                    [--rate 200] [--count N | --duration SECONDS] [--failed run/failed.jsonl] [--acks 1]
 
 Prints one JSON line at the end: topic, sent, acked, failed, unreported.
@@ -12,12 +12,15 @@ import signal
 import sys
 import threading
 
-from . import Canary, ensure_topic
+from . import Canary, client_config, ensure_topic
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m canary", description=__doc__.splitlines()[0])
-    parser.add_argument("--bootstrap-servers", required=True)
+    cluster = parser.add_mutually_exclusive_group(required=True)
+    cluster.add_argument("--client-settings", help="the JSON file playbooks/client_settings.yml writes "
+                                                   "(addresses and security)")
+    cluster.add_argument("--bootstrap-servers", help="host:port,... of an open (PLAINTEXT) cluster")
     parser.add_argument("--topic", default="canary")
     parser.add_argument("--partitions", type=int, default=6, help="when the topic has to be created")
     parser.add_argument("--replication-factor", type=int, default=3, help="when the topic has to be created")
@@ -33,8 +36,9 @@ def main(argv=None):
                         help="seconds a record may wait for its acknowledgement before it counts as failed")
     args = parser.parse_args(argv)
 
-    ensure_topic(args.bootstrap_servers, args.topic, args.partitions, args.replication_factor)
-    canary = Canary(args.bootstrap_servers, args.topic, args.ledger, args.failed or f"{args.ledger}.failed",
+    conf = client_config(args.client_settings, args.bootstrap_servers)
+    ensure_topic(conf, args.topic, args.partitions, args.replication_factor)
+    canary = Canary(conf, args.topic, args.ledger, args.failed or f"{args.ledger}.failed",
                     rate=args.rate, count=args.count, acks=args.acks,
                     delivery_timeout_s=args.delivery_timeout)
     stop = threading.Event()

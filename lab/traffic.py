@@ -8,6 +8,8 @@ import time
 from confluent_kafka import Consumer, KafkaException, Producer
 from confluent_kafka.admin import AdminClient
 
+from .cluster_settings import kafka_config
+
 
 class AckedProducer:
     """Writes numbered messages with acks=all and idempotence; remembers what was acknowledged and
@@ -15,7 +17,7 @@ class AckedProducer:
 
     def __init__(self, bootstrap_servers, topic, rate=500):
         self.topic, self.rate = topic, rate
-        self.producer = Producer({"bootstrap.servers": bootstrap_servers, "acks": "all",
+        self.producer = Producer(kafka_config(bootstrap_servers) | {"acks": "all",
                                   "enable.idempotence": True, "linger.ms": 5,
                                   "delivery.timeout.ms": 120_000})
         self.acked, self.failed, self.sent = set(), [], 0
@@ -55,7 +57,7 @@ class AckedProducer:
 def fill(bootstrap_servers, topic, total_bytes, value_size=64 * 1024):
     """Write about total_bytes of incompressible values with acks=all (data for a rebuild to copy), each
     value distinct; returns how many were acknowledged."""
-    producer = Producer({"bootstrap.servers": bootstrap_servers, "acks": "all", "enable.idempotence": True,
+    producer = Producer(kafka_config(bootstrap_servers) | {"acks": "all", "enable.idempotence": True,
                          "linger.ms": 20, "batch.size": 1_000_000, "compression.type": "none"})
     acked = []
     payload = os.urandom(value_size - 8)
@@ -74,7 +76,7 @@ def fill(bootstrap_servers, topic, total_bytes, value_size=64 * 1024):
 
 def read_all(bootstrap_servers, topic, expected, timeout=120):
     """Every message value in the topic, read from the start until `expected` values were seen."""
-    consumer = Consumer({"bootstrap.servers": bootstrap_servers, "group.id": f"{topic}-reader",
+    consumer = Consumer(kafka_config(bootstrap_servers) | {"group.id": f"{topic}-reader",
                          "auto.offset.reset": "earliest", "enable.auto.commit": False})
     consumer.subscribe([topic])
     read, deadline = set(), time.monotonic() + timeout
@@ -94,7 +96,7 @@ def delete_topic(bootstrap_servers, topic, attempts=10):
     answer): each attempt with a fresh client, which asks the current controller."""
     for attempt in range(attempts):
         try:
-            admin = AdminClient({"bootstrap.servers": bootstrap_servers})  # referenced until the result
+            admin = AdminClient(kafka_config(bootstrap_servers))  # referenced until the result
             admin.delete_topics([topic])[topic].result(30)
             return
         except (KafkaException, TimeoutError):

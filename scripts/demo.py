@@ -16,10 +16,10 @@ import time
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from kazoo.client import KazooClient  # noqa: E402
 
 from canary import Canary, ensure_topic  # noqa: E402
 from lab import cluster_settings, config, machines  # noqa: E402
+from lab.cluster_settings import kafka_config, kazoo_client  # noqa: E402
 from lab.traffic import fill  # noqa: E402
 
 DATA_TOPIC = "demo-orders"      # data already there, for the replacement to copy
@@ -39,7 +39,7 @@ def playbook(name, *args):
 
 
 def wait_until_deregistered(zookeeper, broker_id):
-    zk = KazooClient(hosts=zookeeper)
+    zk = kazoo_client(zookeeper)
     zk.start(timeout=15)
     started = time.monotonic()
     while zk.exists(f"/brokers/ids/{broker_id}"):
@@ -59,7 +59,7 @@ def main():
     snapshots, ledger, report = run_dir / "snapshots", run_dir / "ledger.jsonl", run_dir / "report"
 
     step(f"topic {DATA_TOPIC} (12 partitions, RF 3) with 256 MiB of data")
-    ensure_topic(bootstrap, DATA_TOPIC, partitions=12)
+    ensure_topic(kafka_config(), DATA_TOPIC, partitions=12)
     fill(bootstrap, DATA_TOPIC, 256 * 1024 * 1024)
 
     if playbook("snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}") != 0:
@@ -68,8 +68,8 @@ def main():
 
     step(f"the canary writes {CANARY_RATE} records/s to {CANARY_TOPIC} (acks=all, idempotent); "
          f"ledger {ledger}")
-    ensure_topic(bootstrap, CANARY_TOPIC)
-    canary = Canary(bootstrap, CANARY_TOPIC, ledger, run_dir / "failed.jsonl", rate=CANARY_RATE).start()
+    ensure_topic(kafka_config(), CANARY_TOPIC)
+    canary = Canary(kafka_config(), CANARY_TOPIC, ledger, run_dir / "failed.jsonl", rate=CANARY_RATE).start()
     time.sleep(10)
 
     step("kafka2 loses power (no clean shutdown)")

@@ -1,7 +1,8 @@
 """The recovery validator's entry point: arguments, the SparkSession and all IO around spark/checks.py.
 
   python spark/validate_recovery.py --before SNAPSHOT_DIR --after SNAPSHOT_DIR [--ledger FILE]
-      --bootstrap-servers HOST:PORT,... --report-dir DIR [--master URL] [--lost-limit N] [--conf K=V]
+      (--client-settings FILE | --bootstrap-servers HOST:PORT,...) --report-dir DIR [--master URL]
+      [--lost-limit N] [--conf K=V]
 
 SNAPSHOT_DIR is a folder written by playbooks/snapshot_offsets.yml (<dir>/<cluster id>/<UTC time>/).
 With a ledger, the topics it names are read back through Spark's Kafka source (jars from
@@ -46,13 +47,29 @@ def read_cluster(snapshot_dir):
     return cluster
 
 
-def check_reachable(bootstrap_servers, timeout=15):
+def cluster_clients(args):
+    """(librdkafka configuration, Java client properties) of the cluster the ledger's topics are read back
+    from: a client settings file (playbooks/client_settings.yml: addresses and security), or bootstrap servers
+    of an open cluster; (None, None) without either."""
+    if args.client_settings:
+        try:
+            settings = json.loads(pathlib.Path(args.client_settings).read_text())
+            return settings["kafka"], settings["kafka_java"]
+        except (OSError, ValueError, KeyError) as exc:
+            raise BadInput(f"{args.client_settings} is not a client settings file ({exc!r}): write one with "
+                           "ansible-playbook playbooks/client_settings.yml -e client_settings_path=FILE") from None
+    if args.bootstrap_servers:
+        return {"bootstrap.servers": args.bootstrap_servers}, {}
+    return None, None
+
+
+def check_reachable(client_conf, timeout=15):
     from confluent_kafka.admin import AdminClient
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    admin = AdminClient(client_conf)
     try:
         return set(admin.list_topics(timeout=timeout).topics)
     except Exception as exc:
-        raise BadInput(f"cannot reach the cluster at {bootstrap_servers}: {exc}") from None
+        raise BadInput(f"cannot reach the cluster at {client_conf['bootstrap.servers']}: {exc}") from None
 
 
 def spark_session(master, conf):
@@ -98,11 +115,13 @@ def read_ledger(spark, path):
     return lines.where(F.trim("value") != "").select(record.alias("r")).select("r.*")
 
 
-def read_records(spark, bootstrap_servers, topics):
+def read_records(spark, client_conf, java_properties, topics):
     """(topic, partition, offset, sha256 of the value, key) of every record still readable in the topics."""
     from pyspark.sql import functions as F
-    records = (spark.read.format("kafka")
-               .option("kafka.bootstrap.servers", bootstrap_servers)
+    reader = spark.read.format("kafka").option("kafka.bootstrap.servers", client_conf["bootstrap.servers"])
+    for key, value in java_properties.items():  # the cluster's security
+        reader = reader.option(f"kafka.{key}", value)
+    records = (reader
                .option("subscribe", ",".join(sorted(topics)))
                .option("startingOffsets", "earliest").option("endingOffsets", "latest")
                .option("failOnDataLoss", "false")  # records deleted since are what we look for
@@ -203,8 +222,9 @@ def write_report(report_dir, result, samples):
     (report_dir / "report.md").write_text("\n".join(text))
 
 
-def judge(spark, args):
-    """Run the checks; returns (summary, per-topic counts, sample rows per check, high watermark rows)."""
+def judge(spark, args, clients):
+    """Run the checks (clients: cluster_clients(args)); returns (summary, per-topic counts, sample rows per
+    check, high watermark rows)."""
     from pyspark.sql import functions as F
     before, _ = read_snapshot(spark, args.before)
     after, groups_after = read_snapshot(spark, args.after)
@@ -213,8 +233,9 @@ def judge(spark, args):
         ledger = read_ledger(spark, args.ledger).persist()
         topics = {r["topic"] for r in ledger.select("topic").distinct().collect()}
         # A topic deleted since is read as empty: its records are reported lost ("partition_gone").
-        still_there = topics & check_reachable(args.bootstrap_servers)
-        readable = (read_records(spark, args.bootstrap_servers, still_there).persist() if still_there
+        client_conf, java_properties = clients
+        still_there = topics & check_reachable(client_conf)
+        readable = (read_records(spark, client_conf, java_properties, still_there).persist() if still_there
                     else spark.createDataFrame([], checks.READABLE_SCHEMA))
     results = checks.run_checks(before, after, groups_after, ledger, readable)
     if ledger is not None:
@@ -236,11 +257,13 @@ def validate(args):
     if before_cluster["cluster_id"] != after_cluster["cluster_id"]:
         raise BadInput(f"the snapshots are of two clusters: {before_cluster['cluster_id']} (before, "
                        f"{args.before}) and {after_cluster['cluster_id']} (after, {args.after})")
-    if args.ledger and not args.bootstrap_servers:
-        raise BadInput("a ledger is checked against the records read back: give --bootstrap-servers")
+    clients = cluster_clients(args)
+    if args.ledger and clients[0] is None:
+        raise BadInput("a ledger is checked against the records read back: give --client-settings or "
+                       "--bootstrap-servers")
     spark = spark_session(args.master, args.conf)
     try:
-        summary, topics_counts, samples, hw_rows = judge(spark, args)
+        summary, topics_counts, samples, hw_rows = judge(spark, args, clients)
     finally:
         spark.stop()
     result = {"cluster_id": after_cluster["cluster_id"], "before": str(args.before), "after": str(args.after),
@@ -262,7 +285,10 @@ def main(argv=None):
     parser.add_argument("--before", required=True, help="snapshot folder taken before")
     parser.add_argument("--after", required=True, help="snapshot folder taken after the recovery")
     parser.add_argument("--ledger", help="acknowledged records, one JSON object per line")
-    parser.add_argument("--bootstrap-servers", help="the cluster, to read the ledger's topics back")
+    cluster = parser.add_mutually_exclusive_group()
+    cluster.add_argument("--client-settings", help="the cluster, to read the ledger's topics back: the JSON file "
+                                                   "playbooks/client_settings.yml writes (addresses and security)")
+    cluster.add_argument("--bootstrap-servers", help="or the host:port,... of an open (PLAINTEXT) cluster")
     parser.add_argument("--report-dir", required=True)
     parser.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     parser.add_argument("--lost-limit", type=int, default=1000, help="lost records listed in result.json")

@@ -28,6 +28,7 @@ from throttles import throttles_anywhere  # noqa: E402
 
 from lab import cluster_settings, config  # noqa: E402
 from lab.cli import up  # noqa: E402
+from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.machines import run_on  # noqa: E402
 
 OUT = REPO / ".cache" / "rule-removal"
@@ -170,8 +171,7 @@ def _host(name):
 
 def _wait_healthy(broker_id):
     settings = cluster_settings.load()
-    args = json.dumps(dict(broker_id=broker_id, wait_timeout=900, bootstrap_servers=settings["bootstrap_servers"],
-                           zookeeper_connect=settings["zookeeper_connect"]))
+    args = json.dumps(dict(settings["connection"], broker_id=broker_id, wait_timeout=900))
     subprocess.run(["ansible", "localhost", "-m", "kafkaops.toolkit.kafka_broker_wait_healthy", "-a", args],
                    cwd=REPO, check=True, capture_output=True)
 
@@ -195,7 +195,7 @@ def kafka3_own_data():
 def clear_throttles():
     """Delete every throttle config a run without its rule left on the cluster."""
     servers = cluster_settings.load()["bootstrap_servers"]
-    admin = AdminClient({"bootstrap.servers": servers})
+    admin = AdminClient(kafka_config(servers))
     left = throttles_anywhere(servers)
     for where, configs in left.items():
         kind, name = where.split(" ", 1)

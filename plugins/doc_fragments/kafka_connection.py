@@ -27,6 +27,15 @@ options:
   ssl_ca_location: {description: CA file for TLS., type: path}
   ssl_certificate_location: {description: Client certificate for TLS., type: path}
   ssl_key_location: {description: Client key for TLS., type: path}
+  zookeeper_tls:
+    description: Reach ZooKeeper over TLS (its secureClientPort), presenting the client certificate below.
+    type: bool
+    default: false
+  zookeeper_ssl_ca_location: {description: CA file of the ZooKeeper members' certificates., type: path}
+  zookeeper_ssl_certificate_location: {description: Client certificate (PEM) for ZooKeeper., type: path}
+  zookeeper_ssl_key_location: {description: Its private key (PEM)., type: path}
+  zookeeper_sasl_username: {description: SASL (DIGEST-MD5) user to log in to ZooKeeper as., type: str}
+  zookeeper_sasl_password: {description: Its password., type: str}
 """
 
     WAIT = r"""

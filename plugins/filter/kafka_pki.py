@@ -10,4 +10,5 @@ class FilterModule:
             "kafka_pki_sans": kafka_pki.sans,
             "kafka_pki_ca_problems": kafka_pki.ca_problems,
             "kafka_pki_reissue_reasons": kafka_pki.reissue_reasons,
+            "kafka_pki_tls_file_problems": kafka_pki.tls_file_problems,
         }

@@ -7,6 +7,17 @@ Modules add CONNECTION_ARGS to their argument spec and open clients with admin_c
 import json
 import socket
 
+# How a client reaches ZooKeeper: TLS with a client certificate (the members' secureClientPort), then a SASL
+# DIGEST-MD5 login as the user Kafka's znodes belong to.
+ZOOKEEPER_CLIENT_ARGS = dict(
+    zookeeper_tls=dict(type="bool", default=False),
+    zookeeper_ssl_ca_location=dict(type="path"),
+    zookeeper_ssl_certificate_location=dict(type="path"),
+    zookeeper_ssl_key_location=dict(type="path"),
+    zookeeper_sasl_username=dict(type="str"),
+    zookeeper_sasl_password=dict(type="str", no_log=True),
+)
+
 CONNECTION_ARGS = dict(
     bootstrap_servers=dict(type="str", required=True),
     zookeeper_connect=dict(type="str", required=True),
@@ -19,6 +30,7 @@ CONNECTION_ARGS = dict(
     ssl_ca_location=dict(type="path"),
     ssl_certificate_location=dict(type="path"),
     ssl_key_location=dict(type="path"),
+    **ZOOKEEPER_CLIENT_ARGS,
 )
 
 # Modules that talk to the brokers only (SCRAM users, ACLs): zookeeper_connect is accepted, so the kit's
@@ -75,22 +87,43 @@ def is_permanent(exc):
 
 
 def admin_config(params):
-    """The librdkafka configuration for the connection parameters (unset options left out)."""
+    """The librdkafka configuration for the connection parameters: the SASL options only with a SASL
+    protocol, the SSL ones only with an SSL protocol, unset options left out."""
+    protocol = params["security_protocol"]
     conf = {
         "bootstrap.servers": params["bootstrap_servers"],
-        "security.protocol": params["security_protocol"],
+        "security.protocol": protocol,
         "socket.timeout.ms": params["request_timeout"] * 1000,
     }
-    optional = {
-        "sasl.mechanism": "sasl_mechanism",
-        "sasl.username": "sasl_username",
-        "sasl.password": "sasl_password",
-        "ssl.ca.location": "ssl_ca_location",
-        "ssl.certificate.location": "ssl_certificate_location",
-        "ssl.key.location": "ssl_key_location",
-    }
+    optional = {}
+    if "SASL" in protocol:
+        optional.update({"sasl.mechanism": "sasl_mechanism", "sasl.username": "sasl_username",
+                         "sasl.password": "sasl_password"})
+    if "SSL" in protocol:
+        optional.update({"ssl.ca.location": "ssl_ca_location", "ssl.certificate.location": "ssl_certificate_location",
+                         "ssl.key.location": "ssl_key_location"})
     conf.update({key: params[name] for key, name in optional.items() if params.get(name)})
     return conf
+
+
+def _jaas_quote(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def java_client_properties(conf):
+    """The Java client's properties (Kafka's tools --command-config, Spark's kafka.* options) for a librdkafka
+    configuration from admin_config: the same protocol, SASL login and CA (a PEM truststore). A client
+    certificate (mTLS) is not carried over: Java reads key and certificate from one keystore file."""
+    props = {"security.protocol": conf["security.protocol"]}
+    if "sasl.mechanism" in conf:
+        props["sasl.mechanism"] = conf["sasl.mechanism"]
+        module = ("org.apache.kafka.common.security.plain.PlainLoginModule" if conf["sasl.mechanism"] == "PLAIN"
+                  else "org.apache.kafka.common.security.scram.ScramLoginModule")
+        props["sasl.jaas.config"] = (f"{module} required username={_jaas_quote(conf.get('sasl.username', ''))} "
+                                     f"password={_jaas_quote(conf.get('sasl.password', ''))};")
+    if "ssl.ca.location" in conf:
+        props.update({"ssl.truststore.type": "PEM", "ssl.truststore.location": conf["ssl.ca.location"]})
+    return props
 
 
 def admin_client(params):
@@ -98,17 +131,67 @@ def admin_client(params):
     return AdminClient(admin_config(params))
 
 
+def kazoo_options(params):
+    """KazooClient's keyword arguments for the ZooKeeper client options (TLS, SASL), unset ones left out."""
+    options = {}
+    if params.get("zookeeper_tls"):
+        options.update(use_ssl=True, verify_certs=True, check_hostname=True, ca=params.get("zookeeper_ssl_ca_location"),
+                       certfile=params.get("zookeeper_ssl_certificate_location"),
+                       keyfile=params.get("zookeeper_ssl_key_location"))
+    if params.get("zookeeper_sasl_username"):
+        options["sasl_options"] = {"mechanism": "DIGEST-MD5", "username": params["zookeeper_sasl_username"],
+                                   "password": params.get("zookeeper_sasl_password") or ""}
+    return options
+
+
+def zookeeper_tls_properties(keystore, truststore):
+    """The Java ZooKeeper client's TLS properties (a broker's server.properties, a tool's --zk-tls-config-file):
+    Netty, a PEM keystore (key and certificate in one file) and a PEM truststore."""
+    return {"zookeeper.ssl.client.enable": "true",
+            "zookeeper.clientCnxnSocket": "org.apache.zookeeper.ClientCnxnSocketNetty",
+            "zookeeper.ssl.keystore.type": "PEM", "zookeeper.ssl.keystore.location": keystore,
+            "zookeeper.ssl.truststore.type": "PEM", "zookeeper.ssl.truststore.location": truststore}
+
+
+def zookeeper_jaas(params):
+    """A JAAS configuration with the ZooKeeper client's login (its Client section), or None without SASL."""
+    if not params.get("zookeeper_sasl_username"):
+        return None
+    return ("Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n"
+            f"  username={_jaas_quote(params['zookeeper_sasl_username'])}\n"
+            f"  password={_jaas_quote(params.get('zookeeper_sasl_password') or '')};\n}};\n")
+
+
 def zk_client(params):
     """A started kazoo client; the chroot in zookeeper_connect (host:port,.../chroot) applies."""
     from kazoo.client import KazooClient
     client = KazooClient(hosts=params["zookeeper_connect"], timeout=params["request_timeout"],
-                         read_only=True)
+                         read_only=True, **kazoo_options(params))
     client.start(timeout=params["request_timeout"])
     return client
 
 
+def endpoint_address(endpoint):
+    """(host, port) of an advertised endpoint "LISTENER://host:port" (host lower-cased, IPv6 brackets
+    dropped), or None when it has no port."""
+    host, _, port = endpoint.split("://", 1)[-1].rpartition(":")
+    if not host or not port.isdigit():
+        return None
+    return host.strip("[]").lower(), int(port)
+
+
+def first_endpoint(info):
+    """(host, port) of a broker's registration: its legacy host and port (set for a PLAINTEXT listener only),
+    else its first advertised listener (the kafka_broker role advertises CLIENT first)."""
+    if info.get("host"):
+        return info["host"], info.get("port")
+    for endpoint in info.get("endpoints", []):
+        return endpoint_address(endpoint) or (None, None)
+    return None, None
+
+
 def read_zk_registry(zk):
-    """Controller id, live brokers (id -> host, port) and cluster id as ZooKeeper records them."""
+    """Controller id, live brokers (id -> host, port, endpoints) and cluster id as ZooKeeper records them."""
     controller = None
     if zk.exists("/controller"):
         controller = json.loads(zk.get("/controller")[0])["brokerid"]
@@ -116,8 +199,8 @@ def read_zk_registry(zk):
     if zk.exists("/brokers/ids"):
         for child in zk.get_children("/brokers/ids"):
             info = json.loads(zk.get(f"/brokers/ids/{child}")[0])
-            brokers[int(child)] = {"host": info.get("host"), "port": info.get("port"),
-                                   "endpoints": info.get("endpoints", [])}
+            host, port = first_endpoint(info)
+            brokers[int(child)] = {"host": host, "port": port, "endpoints": info.get("endpoints", [])}
     cluster_id = None
     if zk.exists("/cluster/id"):
         cluster_id = json.loads(zk.get("/cluster/id")[0])["id"]

@@ -75,8 +75,50 @@ def reissue_reasons(cert, csr, ca, now, renew_before_days):
                        f"{', '.join(csr['subject_alt_name'] or ['(none)'])}")
     if any(cert[field] != csr[field] for field in REQUESTED):
         reasons.append("its subject or usages changed")
-    # The issuer's name, and its key identifier when the CA has one: a CA remade under the same name differs there.
-    if cert["issuer_ordered"] != ca["subject_ordered"] or (
-            ca["subject_key_identifier"] and cert["authority_key_identifier"] != ca["subject_key_identifier"]):
+    if not _issued_by(cert, ca):
         reasons.append("the current CA did not issue it")
     return reasons
+
+
+def _issued_by(cert, ca):
+    """Whether ca issued cert: the issuer's name, and its key identifier when the CA has one (a CA remade under
+    the same name differs there)."""
+    return cert["issuer_ordered"] == ca["subject_ordered"] and (
+        not ca["subject_key_identifier"] or cert["authority_key_identifier"] == ca["subject_key_identifier"])
+
+
+def _covers(san, name):
+    """Whether a SAN (DNS:*.example.com, DNS:host, IP:10.0.0.1) covers a name given as the host's SANs would be."""
+    if san == name:
+        return True
+    kind, _, pattern = san.partition(":")
+    name_kind, _, host = name.partition(":")
+    return (kind == name_kind == "DNS" and pattern.startswith("*.") and "." in host
+            and host.split(".", 1)[1].lower() == pattern[2:].lower())
+
+
+def tls_file_problems(host, cert, key, ca, names, now):
+    """Why a host's TLS files (cert: its certificate, key: its private key, ca: the CA of the truststore, as
+    community.crypto's info filters read them) must not be installed, [] when they may: names (what clients
+    reach it by: its advertised name, its address) not all covered by the certificate's SANs, a certificate
+    not valid at now, a key that is not the certificate's, a certificate the truststore's CA did not issue."""
+    problems = []
+    own = cert["subject_alt_name"] or []
+    missing = [name for name in sans(names) if not any(_covers(san, name) for san in own)]
+    if missing:
+        problems.append(f"the certificate of {host} does not cover {', '.join(missing)} "
+                        f"(its names: {', '.join(own) or 'none'})")
+    if _asn1_time(cert["not_before"]) > now:
+        problems.append(f"the certificate of {host} is not valid before {cert['not_before']}")
+    if _asn1_time(cert["not_after"]) <= now:
+        problems.append(f"the certificate of {host} expired {cert['not_after']}")
+    if key["public_key"] != cert["public_key"]:
+        problems.append(f"the private key of {host} is not the key of its certificate")
+    if not _issued_by(cert, ca):
+        problems.append(f"the certificate of {host} was not issued by the CA of its truststore "
+                        f"({_name(ca['subject_ordered'])}; issuer: {_name(cert['issuer_ordered'])})")
+    return problems
+
+
+def _name(ordered):
+    return ",".join(f"{k}={v}" for k, v in ordered or []) or "(empty)"

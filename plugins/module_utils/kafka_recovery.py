@@ -6,6 +6,7 @@ playbook shows the plan, stops on a refusal and runs the steps; it decides nothi
 """
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_state
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import endpoint_address
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_state import partition_names
 
 
@@ -15,12 +16,7 @@ def _refusal(rule, message):
 
 def registered_endpoints(broker):
     """(host, port) pairs a registered broker advertises (its endpoints, else its host/port)."""
-    pairs = set()
-    for endpoint in broker.get("endpoints") or []:
-        address = endpoint.split("://", 1)[-1]
-        host, _, port = address.rpartition(":")
-        if host and port.isdigit():
-            pairs.add((host.strip("[]").lower(), int(port)))
+    pairs = {endpoint_address(e) for e in broker.get("endpoints") or []} - {None}
     if not pairs and broker.get("host") and broker.get("port"):
         pairs.add((str(broker["host"]).lower(), int(broker["port"])))
     return pairs

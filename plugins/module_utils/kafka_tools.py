@@ -7,9 +7,13 @@ on the machine that runs the module (the controller): `java -cp <kafka_tools_hom
   AdminClient can only reach running brokers; Kafka accepts this path only for a broker that is down).
 """
 
+import contextlib
 import json
 import os
 import subprocess
+import tempfile
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_connection
 
 LOG_DIRS_COMMAND = "org.apache.kafka.tools.LogDirsCommand"
 CONFIG_COMMAND = "kafka.admin.ConfigCommand"
@@ -23,12 +27,13 @@ def tools_problem(kafka_tools_home):
     return None
 
 
-def run_tool(kafka_tools_home, main_class, args, timeout):
+def run_tool(kafka_tools_home, main_class, args, timeout, jvm_options=()):
     """Run one of Kafka's tools; its stdout, or RuntimeError with the end of its stderr."""
     problem = tools_problem(kafka_tools_home)
     if problem:
         raise RuntimeError(problem)
-    command = ["java", "-Xmx256m", "-cp", os.path.join(kafka_tools_home, "libs", "*"), main_class, *args]
+    command = ["java", "-Xmx256m", *jvm_options, "-cp", os.path.join(kafka_tools_home, "libs", "*"), main_class,
+               *args]
     done = subprocess.run(command, capture_output=True, text=True, timeout=timeout + 60, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{main_class.rsplit('.', 1)[-1]} failed ({done.returncode}): "
@@ -67,25 +72,63 @@ def bytes_to_copy(partitions, sizes, broker_id):
     return total, missing
 
 
-def read_log_dir_sizes(kafka_tools_home, bootstrap_servers, broker_ids, timeout):
+def command_config(client_conf):
+    """A --command-config file (0600, deleted on closing) holding the Java client properties of a librdkafka
+    configuration (kafka_connection.admin_config): the tool connects as the modules do."""
+    return _private_file("kafkaops-client-", ".properties", "".join(
+        f"{key}={value}\n" for key, value in kafka_connection.java_client_properties(client_conf).items()))
+
+
+def read_log_dir_sizes(kafka_tools_home, client_conf, broker_ids, timeout):
     """Replica sizes on the given live brokers (see parse_log_dirs)."""
     if not broker_ids:
         return {}
-    args = ["--describe", "--bootstrap-server", bootstrap_servers,
-            "--broker-list", ",".join(map(str, broker_ids))]
-    return parse_log_dirs(run_tool(kafka_tools_home, LOG_DIRS_COMMAND, args, timeout))
+    with command_config(client_conf) as config:
+        args = ["--describe", "--bootstrap-server", client_conf["bootstrap.servers"], "--command-config", config.name,
+                "--broker-list", ",".join(map(str, broker_ids))]
+        return parse_log_dirs(run_tool(kafka_tools_home, LOG_DIRS_COMMAND, args, timeout))
 
 
-def alter_stopped_broker_config(kafka_tools_home, zookeeper_connect, broker_id, set_configs, delete_names,
-                                timeout):
-    """Set and delete dynamic configs of a broker that is not running, through ZooKeeper."""
-    args = ["--zookeeper", zookeeper_connect, "--alter",
+def _private_file(prefix, suffix, text):
+    """A temporary file (0600, deleted on closing) holding text."""
+    handle = tempfile.NamedTemporaryFile("w", prefix=prefix, suffix=suffix)
+    handle.write(text)
+    handle.flush()
+    return handle
+
+
+def zookeeper_client_options(params, stack):
+    """(tool arguments, JVM options) for a tool to reach ZooKeeper as the modules do (params): a
+    --zk-tls-config-file for TLS with the client certificate (Java reads key and certificate from one PEM
+    keystore) and a JAAS file for the SASL login. The files are deleted when stack (an ExitStack) closes."""
+    args, jvm_options = [], []
+    if params.get("zookeeper_tls"):
+        with open(params["zookeeper_ssl_key_location"], encoding="ascii") as key, \
+                open(params["zookeeper_ssl_certificate_location"], encoding="ascii") as cert:
+            keystore = stack.enter_context(_private_file("kafkaops-zk-", ".pem", key.read() + cert.read()))
+        tls = kafka_connection.zookeeper_tls_properties(keystore.name, params["zookeeper_ssl_ca_location"])
+        config = stack.enter_context(_private_file("kafkaops-zk-", ".properties",
+                                                   "".join(f"{k}={v}\n" for k, v in tls.items())))
+        args += ["--zk-tls-config-file", config.name]
+    jaas = kafka_connection.zookeeper_jaas(params)
+    if jaas:
+        login = stack.enter_context(_private_file("kafkaops-zk-", ".jaas", jaas))
+        jvm_options.append(f"-Djava.security.auth.login.config={login.name}")
+    return args, jvm_options
+
+
+def alter_stopped_broker_config(kafka_tools_home, params, broker_id, set_configs, delete_names, timeout):
+    """Set and delete dynamic configs of a broker that is not running, through ZooKeeper (reached with the
+    modules' ZooKeeper client options, params)."""
+    args = ["--zookeeper", params["zookeeper_connect"], "--alter",
             "--entity-type", "brokers", "--entity-name", str(broker_id)]
     if set_configs:
         args += ["--add-config", ",".join(f"{k}={v}" for k, v in sorted(set_configs.items()))]
     if delete_names:
         args += ["--delete-config", ",".join(sorted(delete_names))]
-    run_tool(kafka_tools_home, CONFIG_COMMAND, args, timeout)
+    with contextlib.ExitStack() as stack:
+        zookeeper_args, jvm_options = zookeeper_client_options(params, stack)
+        run_tool(kafka_tools_home, CONFIG_COMMAND, args + zookeeper_args, timeout, jvm_options=jvm_options)
 
 
 def human_bytes(count):

@@ -2,13 +2,24 @@
 decisions on it (pure functions, unit-tested on hand-written answers)."""
 
 import socket
+import ssl
 
 
-def four_letter_word(host, port, word="srvr", timeout=5):
-    """A member's answer to a four-letter word, or None when it does not answer. (kazoo sends these
-    only through a session, which a member outside a quorum does not grant.)"""
+def tls_context(ca, certfile, keyfile):
+    """The TLS client context for a member's secure client port: its certificate checked against the CA and
+    the address asked, ours presented (the members require one)."""
+    context = ssl.create_default_context(cafile=ca)
+    context.load_cert_chain(certfile, keyfile)
+    return context
+
+
+def four_letter_word(host, port, word="srvr", timeout=5, tls=None):
+    """A member's answer to a four-letter word, or None when it does not answer; over TLS with the tls
+    context (tls_context). (kazoo sends these only through a session, which a member outside a quorum does
+    not grant.)"""
     try:
-        with socket.create_connection((host, port), timeout=timeout) as conn:
+        with socket.create_connection((host, port), timeout=timeout) as raw, \
+                (tls.wrap_socket(raw, server_hostname=host) if tls else raw) as conn:
             conn.sendall(word.encode())
             chunks = []
             while chunk := conn.recv(4096):

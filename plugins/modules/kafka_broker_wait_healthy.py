@@ -47,6 +47,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_state, kafka_tools
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     CONNECTION_ARGS,
+    admin_config,
     is_permanent,
     read_cluster_state,
     wait_args,
@@ -57,7 +58,7 @@ def copy_progress(params, state):
     """(bytes still missing, text) from the replica sizes, or (None, '') without kafka_tools_home."""
     if not params["kafka_tools_home"]:
         return None, ""
-    sizes = kafka_tools.read_log_dir_sizes(params["kafka_tools_home"], params["bootstrap_servers"],
+    sizes = kafka_tools.read_log_dir_sizes(params["kafka_tools_home"], admin_config(params),
                                            sorted(state["brokers"]), params["request_timeout"])
     total, missing = kafka_tools.bytes_to_copy(state["partitions"], sizes, params["broker_id"])
     return missing, f"; {kafka_tools.human_bytes(missing)} of {kafka_tools.human_bytes(total)} still to copy"

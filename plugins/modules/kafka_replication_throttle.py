@@ -98,6 +98,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_tool
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     CONNECTION_ARGS,
     admin_client,
+    admin_config,
     read_partitions,
     read_zk_registry,
     zk_client,
@@ -156,7 +157,7 @@ def apply(admin, params, live, plan, topic_op, broker_op, rate):
             continue
         try:
             kafka_tools.alter_stopped_broker_config(
-                params["kafka_tools_home"], params["zookeeper_connect"], broker,
+                params["kafka_tools_home"], params, broker,
                 {n: value for n in names} if value else {}, [] if value else names, timeout)
         except RuntimeError as exc:
             if "only supported if the affected broker(s) are not running" not in str(exc):
@@ -173,7 +174,7 @@ def copy_estimate(params, partitions, live, rate):
     if not params["kafka_tools_home"]:
         return {}
     others = sorted(live - {params["broker_id"]})
-    sizes = kafka_tools.read_log_dir_sizes(params["kafka_tools_home"], params["bootstrap_servers"], others,
+    sizes = kafka_tools.read_log_dir_sizes(params["kafka_tools_home"], admin_config(params), others,
                                            params["request_timeout"])
     total = kafka_tools.bytes_to_copy(partitions, sizes, params["broker_id"])[0]
     return {"bytes_to_copy": total, "bytes_to_copy_human": kafka_tools.human_bytes(total),

@@ -9,12 +9,16 @@ description:
     mode (leader, follower, standalone or none when it is not serving), zxid and node count.
   - With I(wait_timeout), keeps checking until the quorum has one leader and every member serves,
     printing who is not serving yet; fails at the timeout. Read-only; runs in check mode.
-extends_documentation_fragment: [kafkaops.toolkit.kafka_connection.wait]
+extends_documentation_fragment: [kafkaops.toolkit.kafka_connection, kafkaops.toolkit.kafka_connection.wait]
 options:
   members:
-    description: Member name -> C(host:port) of its client port.
+    description: Member name -> C(host:port) of its client port (TLS with I(zookeeper_tls)).
     type: dict
     required: true
+  bootstrap_servers: {description: Not used; accepted so the kit's connection variables pass., type: str,
+                      required: false}
+  zookeeper_connect: {description: Not used; accepted so the kit's connection variables pass., type: str,
+                      required: false}
   request_timeout: {description: Seconds to wait for each member's answer., type: int, default: 5}
   wait_timeout: {description: Seconds to wait (see the fragment)., type: int, default: 0}
 author: Kafka ops toolkit
@@ -40,6 +44,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import zookeeper_state
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
+    CONNECTION_ARGS,
     PermanentError,
     check_resolvable,
     wait_args,
@@ -47,9 +52,14 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection 
 
 
 def main():
-    module = AnsibleModule(argument_spec=dict(members=dict(type="dict", required=True),
+    # The kit's connection options pass to every module alike; this one reads the ZooKeeper ones.
+    connection = dict(CONNECTION_ARGS, bootstrap_servers=dict(type="str"), zookeeper_connect=dict(type="str"))
+    module = AnsibleModule(argument_spec=dict(connection, members=dict(type="dict", required=True),
                                               request_timeout=dict(type="int", default=5), **wait_args(0)),
                            supports_check_mode=True)
+    p = module.params
+    tls = (zookeeper_state.tls_context(p["zookeeper_ssl_ca_location"], p["zookeeper_ssl_certificate_location"],
+                                       p["zookeeper_ssl_key_location"]) if p["zookeeper_tls"] else None)
     answers = {}
     try:  # a member name that does not resolve is a wrong inventory: waiting cannot fix it
         check_resolvable("ZooKeeper members", ",".join(map(str, module.params["members"].values())))
@@ -57,8 +67,7 @@ def main():
         module.fail_json(msg=str(exc))
     for name, address in module.params["members"].items():
         host, _, port = str(address).rpartition(":")
-        answers[name] = zookeeper_state.four_letter_word(host, int(port),
-                                                         timeout=module.params["request_timeout"])
+        answers[name] = zookeeper_state.four_letter_word(host, int(port), timeout=p["request_timeout"], tls=tls)
     state = zookeeper_state.ensemble(answers)
     not_serving = sorted(set(answers) - set(state["serving"]))
     leader = f"leader {state['leader']}" if state["has_leader"] else "no leader"

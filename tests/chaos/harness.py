@@ -16,6 +16,7 @@ from lab_cluster import run_playbook
 
 from canary import Canary, ensure_topic
 from canary.availability import unavailable_seconds
+from lab.cluster_settings import kafka_config
 from lab.traffic import delete_topic
 
 RATE = 200              # canary records per second
@@ -77,9 +78,10 @@ def run(scenario, cluster, workdir):
     print(f"\n=== scenario {scenario.number}: {scenario.title} (acks={scenario.acks}, topic {topic})",
           flush=True)
     cluster.wait_healthy()
-    ensure_topic(cluster.bootstrap, topic, partitions=PARTITIONS, replication_factor=REPLICATION_FACTOR)
+    ensure_topic(kafka_config(cluster.bootstrap), topic, partitions=PARTITIONS,
+                 replication_factor=REPLICATION_FACTOR)
 
-    canary = Canary(cluster.bootstrap, topic, ledger, failed, rate=RATE, acks=scenario.acks,
+    canary = Canary(kafka_config(cluster.bootstrap), topic, ledger, failed, rate=RATE, acks=scenario.acks,
                     delivery_timeout_s=scenario.delivery_timeout_s).start()
     started = time.monotonic()
     try:

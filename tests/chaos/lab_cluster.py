@@ -9,9 +9,9 @@ import time
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
-from kazoo.client import KazooClient
 
 from lab import cluster_settings, config
+from lab.cluster_settings import kafka_config, kazoo_client
 
 # What settings() reads: the topic's durability settings, and the broker's timeouts that decide when a
 # leader that is cut off or paused loses leadership.
@@ -30,7 +30,7 @@ class LabCluster:
         self.broker_ids = set(range(1, len(self.brokers) + 1))
 
     def admin(self):
-        return AdminClient({"bootstrap.servers": self.bootstrap})
+        return AdminClient(kafka_config(self.bootstrap))
 
     def _host_at(self, name):
         return next(h for h in self.hosts.values() if h.fqdn == name)
@@ -53,7 +53,7 @@ class LabCluster:
 
     def _zookeeper(self, read):
         """read(client) with a fresh ZooKeeper session, closed afterwards."""
-        zk = KazooClient(hosts=self.zookeeper_connect)
+        zk = kazoo_client(self.zookeeper_connect)
         zk.start(timeout=15)
         try:
             return read(zk)
@@ -129,7 +129,7 @@ class LabCluster:
 
     def read_back(self, topic):
         """{(partition, offset): (key, sha256 of the value)} of every record readable in the topic now."""
-        consumer = Consumer({"bootstrap.servers": self.bootstrap, "group.id": f"{topic}-read-back",
+        consumer = Consumer(kafka_config(self.bootstrap) | {"group.id": f"{topic}-read-back",
                              "enable.auto.commit": False})
         try:
             partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions

@@ -9,10 +9,10 @@ raises FaultNotConfirmed with what it saw instead. The parsers are pure and unit
 import subprocess
 import time
 
-from kazoo.client import KazooClient
 from kazoo.handlers.threading import KazooTimeoutError
 
 from lab import cluster_settings, config, machines
+from lab.cluster_settings import kazoo_client
 from lab.machines import run_on
 
 CONNECT_TIMEOUT_S = 3  # a TCP connect that has no answer by then counts as cut
@@ -164,7 +164,7 @@ def service_refuses(host):
 def no_zookeeper_session(host, timeout=30):
     """The remaining ZooKeeper node serves no session (the ensemble lost its quorum)."""
     def refused():
-        zk = KazooClient(hosts=endpoint(host))
+        zk = kazoo_client(endpoint(host))
         try:
             zk.start(timeout=3)
         except KazooTimeoutError:  # start() stopped the client itself

@@ -8,12 +8,16 @@ import time
 import uuid
 
 import pytest
+import yaml
 from confluent_kafka.admin import AdminClient, NewTopic
-from kazoo.client import KazooClient
 
 from lab import cluster_settings, config
+from lab.cluster_settings import kafka_config, kazoo_client
 from lab.machines import run_on
 from lab.traffic import delete_topic
+
+# The modules playbooks give the connection role's settings to (meta/runtime.yml, group kafka).
+KAFKA_MODULES = set(yaml.safe_load((config.REPO / "meta" / "runtime.yml").read_text())["action_groups"]["kafka"])
 
 
 def _group(name):
@@ -51,6 +55,8 @@ def run_module():
     """Run one of our modules (kafkaops.toolkit.<name>) on the controller the way a playbook does, and
     return its result."""
     def run(name, check=False, **args):
+        if name in KAFKA_MODULES:  # as a playbook's module_defaults give them: the lab's connection, security included
+            args = cluster_settings.load()["connection"] | args
         name = name if "." in name else f"kafkaops.toolkit.{name}"
         # Ad-hoc output is "localhost | STATUS => {result as JSON}".
         env = dict(_ansible_env(), ANSIBLE_STDOUT_CALLBACK="ansible.builtin.minimal",
@@ -71,10 +77,10 @@ def run_module():
 def topic(settings, bootstrap_servers):
     """A fresh RF=3, 6-partition topic that every broker already knows with a leader per partition
     (brokers learn new topics from the controller one by one)."""
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    admin = AdminClient(kafka_config(bootstrap_servers))
     name = f"test-{uuid.uuid4().hex[:8]}"
     admin.create_topics([NewTopic(name, num_partitions=6, replication_factor=3)])[name].result(30)
-    per_broker = [AdminClient({"bootstrap.servers": endpoint}) for endpoint in settings["brokers"].values()]
+    per_broker = [AdminClient(kafka_config(endpoint)) for endpoint in settings["brokers"].values()]
     deadline = time.monotonic() + 30
     for broker_admin in per_broker:
         while True:
@@ -167,7 +173,7 @@ def controller_not_last_by_id(run_module, bootstrap_servers, zookeeper_connect):
     for _ in range(10):
         if current not in (highest, -1):
             return current
-        zk = KazooClient(hosts=zookeeper_connect, timeout=10)
+        zk = kazoo_client(zookeeper_connect, timeout=10)
         zk.start()
         try:
             zk.delete("/controller")  # Kafka's documented way to move the controller

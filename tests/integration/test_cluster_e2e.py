@@ -2,9 +2,9 @@
 keeps every message written with acks=all."""
 
 from confluent_kafka.admin import AdminClient, ConfigResource
-from kazoo.client import KazooClient
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import zookeeper_state
+from lab.cluster_settings import kafka_config, kazoo_client
 from lab.traffic import AckedProducer, read_all
 
 MESSAGES = 10_000
@@ -23,15 +23,19 @@ HARDENED = {
 
 
 def test_zookeeper_ensemble_has_one_leader_and_two_followers(settings):
+    c = settings["connection"]  # over TLS, with the kit's client certificate
+    tls = zookeeper_state.tls_context(c["zookeeper_ssl_ca_location"], c["zookeeper_ssl_certificate_location"],
+                                      c["zookeeper_ssl_key_location"])
     modes = []
     for member in settings["zookeeper_members"].values():
         host, port = member.rsplit(":", 1)
-        modes.append(zookeeper_state.parse_srvr(zookeeper_state.four_letter_word(host, int(port)))["mode"])
+        answer = zookeeper_state.four_letter_word(host, int(port), tls=tls)
+        modes.append(zookeeper_state.parse_srvr(answer)["mode"])
     assert sorted(modes) == ["follower", "follower", "leader"]
 
 
 def test_every_broker_is_registered_in_zookeeper(zookeeper_connect, brokers):
-    zk = KazooClient(hosts=zookeeper_connect, timeout=10)
+    zk = kazoo_client(zookeeper_connect, timeout=10)
     zk.start(timeout=10)
     try:
         registered = sorted(int(b) for b in zk.get_children("/brokers/ids"))
@@ -42,7 +46,7 @@ def test_every_broker_is_registered_in_zookeeper(zookeeper_connect, brokers):
 
 
 def test_live_broker_configuration_is_hardened(bootstrap_servers):
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    admin = AdminClient(kafka_config(bootstrap_servers))
     for broker_id in (1, 2, 3):  # the AdminClient takes one broker resource per call
         resource = ConfigResource(ConfigResource.Type.BROKER, str(broker_id))
         entries = admin.describe_configs([resource])[resource].result(30)
@@ -51,7 +55,7 @@ def test_live_broker_configuration_is_hardened(bootstrap_servers):
 
 
 def test_topic_is_created_with_three_in_sync_replicas(bootstrap_servers, topic):
-    metadata = AdminClient({"bootstrap.servers": bootstrap_servers}).list_topics(topic, timeout=30)
+    metadata = AdminClient(kafka_config(bootstrap_servers)).list_topics(topic, timeout=30)
     partitions = metadata.topics[topic].partitions
     assert len(partitions) == 6
     assert all(len(p.replicas) == 3 and sorted(p.isrs) == sorted(p.replicas) for p in partitions.values())

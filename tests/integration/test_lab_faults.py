@@ -65,14 +65,14 @@ def test_pause_stops_the_jvm_and_resume_continues_it():
 def test_cut_drops_traffic_to_the_given_hosts_only_and_connect_restores_it():
     kafka1, zk1, zk2 = _host("kafka1"), _host("zk1"), _host("zk2")
     _lab("cut", "kafka1", "--from", "zk1")
-    assert not _reaches(kafka1, zk1, 2181) and _reaches(kafka1, zk2, 2181)
+    assert not _reaches(kafka1, zk1, 2182) and _reaches(kafka1, zk2, 2182)
     _lab("connect", "kafka1")
-    assert _reaches(kafka1, zk1, 2181)
+    assert _reaches(kafka1, zk1, 2182)
     _lab("cut", "kafka1")
-    assert not _reaches(kafka1, zk2, 2181) and not _reaches(kafka1, _host("kafka2"), 9092)
+    assert not _reaches(kafka1, zk2, 2182) and not _reaches(kafka1, _host("kafka2"), 9093)
     assert ssh_run(kafka1, "echo still reached from the controller").strip()
     _lab("heal")
-    assert _reaches(kafka1, zk2, 2181)
+    assert _reaches(kafka1, zk2, 2182) and _reaches(kafka1, _host("kafka2"), 9093)
 
 
 def _qdisc(host):

@@ -4,6 +4,8 @@ keeps throttles that were there before, and its removal takes away only what it 
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource
 from throttles import dynamic_throttles
 
+from lab.cluster_settings import kafka_config
+
 FOLLOWER_REPLICAS = "follower.replication.throttled.replicas"
 LEADER_REPLICAS = "leader.replication.throttled.replicas"
 LEADER_RATE, FOLLOWER_RATE = "leader.replication.throttled.rate", "follower.replication.throttled.rate"
@@ -27,7 +29,7 @@ def _broker(admin, broker_id):
 
 def test_throttle_is_exact_merged_and_removed_without_touching_what_was_there(
         run_module, bootstrap_servers, zookeeper_connect, topic):
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    admin = AdminClient(kafka_config(bootstrap_servers))
     conn = dict(bootstrap_servers=bootstrap_servers, zookeeper_connect=zookeeper_connect)
     # Throttles an operator set before the run: they must stay.
     _alter(admin, ConfigResource.Type.TOPIC, topic, AlterConfigOpType.SET,

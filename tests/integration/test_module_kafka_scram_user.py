@@ -7,10 +7,12 @@ import uuid
 
 from confluent_kafka.admin import AdminClient
 
+from lab.cluster_settings import kafka_config
+
 
 def _credentials(bootstrap_servers, name):
     """[(mechanism, iterations)] of the user as the cluster has them ([] for none)."""
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    admin = AdminClient(kafka_config(bootstrap_servers))
     try:
         infos = admin.describe_user_scram_credentials([name])[name].result(30).scram_credential_infos
     except Exception as exc:  # RESOURCE_NOT_FOUND: no credentials

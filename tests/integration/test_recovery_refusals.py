@@ -15,6 +15,7 @@ from throttles import throttles_anywhere
 from unchanged import lab_state
 
 from lab import config, faults
+from lab.cluster_settings import kafka_config
 from lab.traffic import delete_topic, fill
 
 INVENTORY = str(config.REPO / "inventories" / "lab")
@@ -31,7 +32,7 @@ def _refused(run_playbook, settings, playbook, *args):
 
 def _new_topic(bootstrap_servers, assignment, config=None):
     """A topic with the given replica assignment (a list of replica lists), known to every live broker."""
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    admin = AdminClient(kafka_config(bootstrap_servers))
     name = f"refusal-{uuid.uuid4().hex[:8]}"
     admin.create_topics([NewTopic(name, num_partitions=len(assignment), replica_assignment=assignment,
                                   config=config or {})])[name].result(30)

@@ -1,17 +1,20 @@
 """The preflight asserts of the kafka_broker and zookeeper roles on the deployed lab: each wrong setting is
-refused with its message, and the refused run changes nothing on any host or in ZooKeeper.
+refused with its message, and the refused run changes nothing on any host or in ZooKeeper. TLS files the
+pki role would never issue (expired, not yet valid, from another CA) are made by the test.
 
 Settings go in as extra vars; those that differ per host (ids swapped between two hosts, a smaller
 ensemble group) as a second inventory laid over the lab's, as an operator's edited inventory would."""
 
 import json
 
+import certificates
 import pytest
 from unchanged import lab_state
 
 from lab import config
 
 INVENTORY = str(config.REPO / "inventories" / "lab")
+PKI = "/var/lib/kafka-lab/pki"  # the lab's kafka_pki_dir
 
 
 def _extra_vars(values):
@@ -58,17 +61,47 @@ CASES = [
      "Group 'zk_pair' has 2 hosts: an even ensemble"),
     ("no single member", "zookeeper.yml", {"zookeeper_group": "zk_single"}, ONE_MEMBER,
      "Group 'zk_single' has a single host: no fault tolerance"),
-    ("distinct zookeeper ports", "zookeeper.yml", {"zookeeper_peer_port": 2181}, None,
-     "must be distinct ports (now [2181, 2181, 3888])"),
+    ("distinct zookeeper ports", "zookeeper.yml", {"zookeeper_peer_port": 2182}, None,
+     "must be distinct ports (now [2182, 2182, 3888])"),
     ("the data dir's myid is this member's", "zookeeper.yml", {}, SWAPPED_ZOOKEEPER_IDS,
      "/var/lib/zookeeper/myid holds 1, but zookeeper_id is 2"),
+    ("super users hold the brokers' principal", "kafka.yml", {"kafka_super_users": ["User:kafkaops-admin"]}, None,
+     "kafka_super_users must hold the brokers' principal User:kafka-broker"),
+    ("the brokers' password is set", "kafka.yml", {"kafka_inter_broker_sasl_password": ""}, None,
+     "kafka_inter_broker_sasl_password (the brokers' login to each other) and kafka_client_sasl_password"),
+    ("the ZooKeeper login is set", "zookeeper.yml", {"zookeeper_sasl_password": ""}, None,
+     "zookeeper_sasl_password (the brokers' ZooKeeper login"),
+    ("a certificate covering the advertised name", "kafka.yml",
+     {"kafka_tls_cert_source": f"{PKI}/hosts/kafka2/cert.pem", "kafka_tls_key_source": f"{PKI}/hosts/kafka2/key.pem"},
+     None, "the certificate of kafka1 does not cover DNS:kafka1.kafkalab.test (its names: DNS:kafka2.kafkalab.test"),
+    ("a key that is the certificate's", "kafka.yml", {"kafka_tls_key_source": f"{PKI}/hosts/zk1/key.pem"}, None,
+     "the private key of kafka1 is not the key of its certificate"),
+    ("a certificate in its validity", "kafka.yml", {"kafka_tls_cert_source": "{expired}/cert",
+                                                    "kafka_tls_key_source": "{expired}/key"}, None,
+     "the certificate of kafka1 expired"),
+    ("a certificate already valid", "kafka.yml", {"kafka_tls_cert_source": "{future}/cert",
+                                                  "kafka_tls_key_source": "{future}/key"}, None,
+     "the certificate of kafka1 is not valid before"),
+    ("a certificate of the truststore's CA", "zookeeper.yml", {"zookeeper_tls_ca_source": "{another_ca}"}, None,
+     "the certificate of zk1 was not issued by the CA of its truststore (commonName=Another CA"),
 ]
+
+
+def _made_files(tmp_path, values):
+    """values with the placeholders of certificates the test makes: {expired}/cert, {future}/key, {another_ca}."""
+    names = ["kafka1.kafkalab.test", "kafka2.kafkalab.test", "kafka3.kafkalab.test"]
+    made = {"{another_ca}": certificates.another_ca(tmp_path)[0]}
+    for stem, start, days in (("expired", -40, 30), ("future", 2, 30)):
+        cert, key = certificates.issue(tmp_path, stem, certificates.LAB_CA, names, start, days)
+        made.update({f"{{{stem}}}/cert": cert, f"{{{stem}}}/key": key})
+    return {name: made.get(value, value) if isinstance(value, str) else value for name, value in values.items()}
 
 
 @pytest.mark.parametrize("rule, playbook, values, overlay, refusal", CASES, ids=[c[0] for c in CASES])
 def test_a_wrong_setting_is_refused_before_anything_changes(
         run_playbook, settings, tmp_path, rule, playbook, values, overlay, refusal):
     before = lab_state(settings)
+    values = _made_files(tmp_path, values)
     args = (_inventory(tmp_path, overlay) if overlay else []) + (_extra_vars(values) if values else [])
     proc = run_playbook(playbook, *args)
     assert proc.returncode != 0

@@ -9,12 +9,13 @@ from confluent_kafka.admin import AdminClient, ConfigResource
 from lab_hosts import service_starts, service_stop_and_start
 
 from lab import faults
+from lab.cluster_settings import kafka_config
 from lab.traffic import AckedProducer, read_all
 
 
 def _live(bootstrap_servers, broker_id, name):
     resource = ConfigResource(ConfigResource.Type.BROKER, str(broker_id))
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    admin = AdminClient(kafka_config(bootstrap_servers))
     return admin.describe_configs([resource])[resource].result(30)[name].value
 
 
@@ -36,7 +37,7 @@ def test_config_change_rolls_brokers_through_the_gates(run_playbook, brokers, bo
         assert unreported == 0 and producer.failed == []
         assert read_all(bootstrap_servers, topic, len(producer.acked)) == producer.acked
     finally:
-        assert run_playbook("site.yml").returncode == 0  # back to the configuration the other tests expect
+        assert run_playbook("kafka.yml").returncode == 0  # back to the configuration the other tests expect
 
 
 
@@ -59,7 +60,7 @@ def test_a_broker_roll_killed_midway_is_finished_by_the_rerun(run_playbook, kill
         assert all(after[name] != before[name] for name in before), "a marked broker was not restarted"
         assert "nothing to restart" in run_playbook("kafka.yml", *change).output
     finally:
-        assert run_playbook("site.yml").returncode == 0  # back to the configuration the other tests expect
+        assert run_playbook("kafka.yml").returncode == 0  # back to the configuration the other tests expect
 
 
 def test_zookeeper_config_change_rolls_members_one_at_a_time_the_leader_last(run_playbook, zookeeper_leader,
@@ -84,7 +85,7 @@ def test_zookeeper_config_change_rolls_members_one_at_a_time_the_leader_last(run
         assert unreported == 0 and producer.failed == []
         assert read_all(bootstrap_servers, topic, len(producer.acked)) == producer.acked
     finally:
-        assert run_playbook("site.yml").returncode == 0  # back to the configuration the other tests expect
+        assert run_playbook("zookeeper.yml").returncode == 0  # back to the configuration the other tests expect
 
 
 def test_a_zookeeper_roll_that_failed_is_finished_by_the_rerun(run_playbook, run_module, settings, zookeepers):
@@ -109,4 +110,4 @@ def test_a_zookeeper_roll_that_failed_is_finished_by_the_rerun(run_playbook, run
         assert max(after, key=lambda name: after[name][1]) == leader
         assert run_playbook("zookeeper.yml", *change).output.count("nothing to restart") == 1
     finally:
-        assert run_playbook("site.yml").returncode == 0  # back to the configuration the other tests expect
+        assert run_playbook("zookeeper.yml").returncode == 0  # back to the configuration the other tests expect

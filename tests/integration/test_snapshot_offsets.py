@@ -5,6 +5,7 @@ import json
 
 from confluent_kafka import Consumer
 
+from lab.cluster_settings import kafka_config
 from lab.traffic import AckedProducer
 
 
@@ -18,7 +19,7 @@ def test_snapshot_records_offsets_replicas_and_committed_offsets(run_playbook, r
     producer.send(600)
     assert producer.stop(60) == 0 and len(producer.acked) == 600
     group = f"{topic}-group"
-    consumer = Consumer({"bootstrap.servers": bootstrap_servers, "group.id": group,
+    consumer = Consumer(kafka_config(bootstrap_servers) | {"group.id": group,
                          "auto.offset.reset": "earliest", "enable.auto.commit": False})
     consumer.subscribe([topic])
     read = 0

@@ -9,6 +9,8 @@ from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, C
 from test_recovery_playbooks import BULK, MIB, _wait_healthy, bulk_topic  # noqa: F401 (fixture)
 from throttles import throttles_anywhere
 
+from lab.cluster_settings import kafka_config
+
 
 def test_a_wait_against_a_name_that_does_not_resolve_fails_at_once(run_module, zookeeper_connect):
     started = time.monotonic()
@@ -27,7 +29,7 @@ def _alter(admin, restype, name, config_name, value, op):
 
 def test_a_killed_rebuild_leaves_a_record_that_remove_throttles_removes_exactly(
         run_playbook, run_module, kill_playbook_at, bootstrap_servers, zookeeper_connect, bulk_topic, tmp_path):  # noqa: F811
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    admin = AdminClient(kafka_config(bootstrap_servers))
     # Set by hand before the run: a leader entry the rebuild also wants, and broker 1's leader rate.
     by_hand = {f"topic {bulk_topic}": {"leader.replication.throttled.replicas": "0:1"},
                "broker 1": {"leader.replication.throttled.rate": "500000000"}}

@@ -10,6 +10,8 @@ import uuid
 from confluent_kafka import TopicPartition
 from confluent_kafka.admin import AdminClient
 
+from lab import cluster_settings
+from lab.cluster_settings import kafka_config
 from lab.config import REPO
 
 DELETED_BELOW = 200  # records of partition 0 below this offset are deleted
@@ -22,7 +24,7 @@ def _latest_snapshot(snapshot_dir):
 def test_validator_finds_nothing_lost_then_exactly_the_deleted_records(
         run_playbook, bootstrap_servers, tmp_path):
     topic, ledger = f"canary-{uuid.uuid4().hex[:8]}", tmp_path / "ledger.jsonl"
-    canary = subprocess.run([sys.executable, "-m", "canary", "--bootstrap-servers", bootstrap_servers,
+    canary = subprocess.run([sys.executable, "-m", "canary", "--client-settings", str(cluster_settings.PATH),
                              "--topic", topic, "--count", "3000", "--rate", "1500", "--ledger", str(ledger)],
                             cwd=REPO, capture_output=True, text=True, timeout=300)
     assert canary.returncode == 0, canary.stderr[-2000:]
@@ -44,7 +46,7 @@ def test_validator_finds_nothing_lost_then_exactly_the_deleted_records(
     assert result["topics"][topic] == {"acknowledged": 3000, "readable": 3000}
     assert (tmp_path / "clean" / "chart.png").stat().st_size > 0
 
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    admin = AdminClient(kafka_config(bootstrap_servers))
     gone = TopicPartition(topic, 0, DELETED_BELOW)
     admin.delete_records([gone])[gone].result(30)
     expected = sorted(e["offset"] for e in entries if e["partition"] == 0 and e["offset"] < DELETED_BELOW)
@@ -65,7 +67,7 @@ def test_validator_finds_nothing_lost_then_exactly_the_deleted_records(
 
 def test_canary_with_acks_1_writes_its_ledger_too(bootstrap_servers, tmp_path):
     topic, ledger = f"canary-{uuid.uuid4().hex[:8]}", tmp_path / "ledger.jsonl"
-    canary = subprocess.run([sys.executable, "-m", "canary", "--bootstrap-servers", bootstrap_servers,
+    canary = subprocess.run([sys.executable, "-m", "canary", "--client-settings", str(cluster_settings.PATH),
                              "--topic", topic, "--count", "500", "--rate", "1000", "--acks", "1",
                              "--ledger", str(ledger)], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert canary.returncode == 0, canary.stderr[-2000:]
@@ -73,5 +75,5 @@ def test_canary_with_acks_1_writes_its_ledger_too(bootstrap_servers, tmp_path):
     entries = [json.loads(line) for line in ledger.read_text().splitlines()]
     assert len({(e["partition"], e["offset"]) for e in entries}) == 500
     assert all(e["acked_at"] > 1.7e9 for e in entries)
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    admin = AdminClient(kafka_config(bootstrap_servers))
     admin.delete_topics([topic])[topic].result(30)

@@ -2,6 +2,8 @@
 
 from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource
 
+from lab.cluster_settings import kafka_config
+
 _DYNAMIC = {ConfigResource.Type.TOPIC: ConfigSource.DYNAMIC_TOPIC_CONFIG,
             ConfigResource.Type.BROKER: ConfigSource.DYNAMIC_BROKER_CONFIG}
 
@@ -17,7 +19,7 @@ def dynamic_throttles(admin, restype, name):
 
 def throttles_anywhere(bootstrap_servers):
     """Every throttle config left on any topic or live broker: {'topic T' / 'broker B': {config: value}}."""
-    admin = AdminClient({"bootstrap.servers": bootstrap_servers})
+    admin = AdminClient(kafka_config(bootstrap_servers))
     metadata = admin.list_topics(timeout=30)
     found = {f"topic {t}": dynamic_throttles(admin, ConfigResource.Type.TOPIC, t) for t in metadata.topics}
     found.update({f"broker {b}": dynamic_throttles(admin, ConfigResource.Type.BROKER, b)

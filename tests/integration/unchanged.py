@@ -2,11 +2,13 @@
 the brokers' registrations and dynamic configs in ZooKeeper, and the throttles. Read before and after
 the run and compared whole."""
 
-from kazoo.client import KazooClient
+import time
+
 from lab_hosts import ssh_run
 from throttles import throttles_anywhere
 
 from lab import config
+from lab.cluster_settings import kazoo_client
 
 # Per host, in one SSH call: each unit's main pid and start time, the checksums of the config files,
 # the data dir's entries (without the <partition>.<id>-delete folders Kafka removes in the background).
@@ -24,9 +26,10 @@ _ZNODES = ("/brokers/ids", "/config/brokers", "/config/topics", "/config/users",
 
 
 def _znodes(zookeeper_connect):
-    zk = KazooClient(hosts=zookeeper_connect, timeout=10)
+    zk = kazoo_client(zookeeper_connect, timeout=10)
     zk.start(timeout=30)
     try:
+        _wait_for_topic_deletions(zk)
         deleting = set(zk.get_children("/admin/delete_topics")) if zk.exists("/admin/delete_topics") else set()
         found = {}
         for parent in _ZNODES:
@@ -39,10 +42,20 @@ def _znodes(zookeeper_connect):
         zk.close()
 
 
+def _wait_for_topic_deletions(zk, timeout=120):
+    """A topic an earlier test deleted has its data dirs renamed to *-delete while the controller works
+    through it; a listing taken meanwhile would differ from the next one without anything having run."""
+    deadline = time.monotonic() + timeout
+    while zk.exists("/admin/delete_topics") and zk.get_children("/admin/delete_topics"):
+        assert time.monotonic() < deadline, f"topic deletions still pending after {timeout} s"
+        time.sleep(1)
+
+
 def lab_state(settings):
     """Everything a refused run must not change, as one comparable value."""
+    znodes = _znodes(settings["zookeeper_connect"])  # first: it waits for earlier tests' topic deletions
     return {
         "hosts": {h.name: ssh_run(h, _HOST_STATE) for h in config.load_hosts()},
-        "znodes": _znodes(settings["zookeeper_connect"]),
+        "znodes": znodes,
         "throttles": throttles_anywhere(settings["bootstrap_servers"]),
     }

@@ -29,7 +29,7 @@ class Delivered:
 
 def test_recent_acks_lists_acknowledged_records_only_and_is_bounded(tmp_path, monkeypatch):
     monkeypatch.setattr(Canary, "RECENT", 2)
-    canary = Canary("127.0.0.1:1", "t", tmp_path / "ledger", tmp_path / "failed", acks="1")
+    canary = Canary({"bootstrap.servers": "127.0.0.1:1"}, "t", tmp_path / "ledger", tmp_path / "failed", acks="1")
     canary._on_delivery(None, Delivered(0, 0, 100.0, 0))
     canary._on_delivery("broker down", Delivered(1, -1, 100.5, 1))
     canary._on_delivery(None, Delivered(2, 0, 101.0, 2))

@@ -25,6 +25,40 @@ def test_sasl_ssl_options_are_passed_through():
     assert "ssl.key.location" not in conf
 
 
+def test_options_of_another_protocol_are_left_out():
+    # The connection role passes every client variable alike; the protocol decides which apply.
+    everything = dict(sasl_mechanism="SCRAM-SHA-512", sasl_username="ops", sasl_password="s3cret",
+                      ssl_ca_location="/etc/ca.pem")
+    plain = kafka_connection.admin_config(_params(**everything))
+    assert not any(key.startswith(("sasl.", "ssl.")) for key in plain)
+    ssl_only = kafka_connection.admin_config(_params(security_protocol="SSL", **everything))
+    assert ssl_only["ssl.ca.location"] == "/etc/ca.pem" and "sasl.password" not in ssl_only
+    sasl_only = kafka_connection.admin_config(_params(security_protocol="SASL_PLAINTEXT", **everything))
+    assert sasl_only["sasl.username"] == "ops" and "ssl.ca.location" not in sasl_only
+
+
+def test_java_properties_carry_the_scram_login_and_the_pem_truststore():
+    conf = kafka_connection.admin_config(_params(security_protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512",
+                                                 sasl_username="ops", sasl_password='a"b\\c',
+                                                 ssl_ca_location="/etc/ca.pem"))
+    assert kafka_connection.java_client_properties(conf) == {
+        "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.jaas.config": 'org.apache.kafka.common.security.scram.ScramLoginModule required '
+                            'username="ops" password="a\\"b\\\\c";',
+        "ssl.truststore.type": "PEM", "ssl.truststore.location": "/etc/ca.pem"}
+    assert kafka_connection.java_client_properties(kafka_connection.admin_config(_params())) == {
+        "security.protocol": "PLAINTEXT"}
+
+
+def test_a_broker_without_a_plaintext_listener_is_found_at_its_first_advertised_listener():
+    legacy = {"host": "k1", "port": 9092, "endpoints": ["PLAINTEXT://k1:9092"]}
+    secured = {"host": None, "port": -1, "endpoints": ["CLIENT://k1.lab:9093", "BROKER://k1.lab:9094"]}
+    assert kafka_connection.first_endpoint(legacy) == ("k1", 9092)
+    assert kafka_connection.first_endpoint(secured) == ("k1.lab", 9093)
+    assert kafka_connection.first_endpoint({"endpoints": ["CLIENT://[::1]:9093"]}) == ("::1", 9093)
+    assert kafka_connection.first_endpoint({"endpoints": []}) == (None, None)
+
+
 def test_a_name_that_does_not_resolve_is_permanent():
     kafka_connection.check_addresses({"bootstrap_servers": "localhost:9092,127.0.0.1:9093",
                                       "zookeeper_connect": "localhost:2181/kafka"})
@@ -89,3 +123,20 @@ def test_any_other_error_describing_a_topic_still_fails():
         pass
     else:
         raise AssertionError("a timed-out describe was taken as a deleted topic")
+
+
+def test_kazoo_gets_tls_with_the_client_certificate_and_the_sasl_login():
+    params = _params(zookeeper_tls=True, zookeeper_ssl_ca_location="/ca.pem",
+                     zookeeper_ssl_certificate_location="/c.pem", zookeeper_ssl_key_location="/k.pem",
+                     zookeeper_sasl_username="kafka", zookeeper_sasl_password="pw")
+    assert kafka_connection.kazoo_options(params) == {
+        "use_ssl": True, "verify_certs": True, "check_hostname": True, "ca": "/ca.pem", "certfile": "/c.pem",
+        "keyfile": "/k.pem", "sasl_options": {"mechanism": "DIGEST-MD5", "username": "kafka", "password": "pw"}}
+    assert kafka_connection.kazoo_options(_params()) == {}  # an open ensemble
+
+
+def test_the_zookeeper_login_is_a_jaas_client_section():
+    jaas = kafka_connection.zookeeper_jaas(_params(zookeeper_sasl_username="kafka", zookeeper_sasl_password='p"w'))
+    assert jaas == ('Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n'
+                    '  username="kafka"\n  password="p\\"w";\n};\n')
+    assert kafka_connection.zookeeper_jaas(_params()) is None

@@ -1,9 +1,12 @@
 """Parsing LogDirsCommand's answer and the bytes a rebuilt broker still has to copy."""
 
+import contextlib
 import json
+import pathlib
 
 import pytest
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_tools
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_tools import (
     bytes_to_copy,
     human_bytes,
@@ -56,3 +59,25 @@ def test_bytes_to_copy_of_an_empty_or_unknown_broker_is_everything():
                                          (3 * 1024 ** 3, "3.0 GiB"), (5 * 1024 ** 5, "5120.0 TiB")])
 def test_human_bytes(count, text):
     assert human_bytes(count) == text
+
+
+def test_a_tool_reaches_zookeeper_with_the_modules_tls_and_login(tmp_path):
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    key.write_text("-----BEGIN PRIVATE KEY-----\nK\n-----END PRIVATE KEY-----\n")
+    cert.write_text("-----BEGIN CERTIFICATE-----\nC\n-----END CERTIFICATE-----\n")
+    params = {"zookeeper_tls": True, "zookeeper_ssl_ca_location": "/ca.pem",
+              "zookeeper_ssl_certificate_location": str(cert), "zookeeper_ssl_key_location": str(key),
+              "zookeeper_sasl_username": "kafka", "zookeeper_sasl_password": "pw"}
+    with contextlib.ExitStack() as stack:
+        args, jvm = kafka_tools.zookeeper_client_options(params, stack)
+        assert args[0] == "--zk-tls-config-file"
+        tls = dict(line.split("=", 1) for line in pathlib.Path(args[1]).read_text().splitlines())
+        assert tls["zookeeper.ssl.client.enable"] == "true" and tls["zookeeper.ssl.truststore.location"] == "/ca.pem"
+        keystore = pathlib.Path(tls["zookeeper.ssl.keystore.location"])
+        assert keystore.read_text() == key.read_text() + cert.read_text()  # Java's PEM keystore: key, then chain
+        assert oct(keystore.stat().st_mode & 0o777) == "0o600"
+        login = pathlib.Path(jvm[0].split("=", 1)[1])
+        assert 'username="kafka"' in login.read_text() and 'password="pw";' in login.read_text()
+    assert not keystore.exists() and not login.exists()  # gone with the stack
+    plain = {"zookeeper_tls": False, "zookeeper_sasl_username": None}
+    assert kafka_tools.zookeeper_client_options(plain, contextlib.ExitStack()) == ([], [])

@@ -44,3 +44,11 @@ def test_the_controllers_hosts_block_is_written_once_and_removed_exactly(tmp_pat
     assert "10.213.7.21 kafka1.kafkalab.test kafka1" in text.splitlines()
     names.remove_from_controller(etc_hosts)
     assert etc_hosts.read_text() == original
+
+
+def test_a_password_or_a_private_key_in_a_log_is_named_not_shown():
+    from scripts.check_no_secrets import leaks
+    secrets = {"kafka-broker": "s3cretA", "kafkaops-admin": "s3cretB"}
+    assert leaks("ok: [kafka1] => (item=(censored due to no_log))", secrets) == []
+    assert leaks("password=s3cretB\n-----BEGIN PRIVATE KEY-----", secrets) == [
+        "the password kafkaops-admin", "a private key"]

@@ -158,7 +158,7 @@ def test_leader_election_with_nothing_to_move_is_unchanged(monkeypatch):
 def test_zookeeper_ensemble_info_without_quorum(monkeypatch):
     answers = {"10.0.0.1": "Zxid: 0x5\nMode: follower\nNode count: 4\n", "10.0.0.2": None,
                "10.0.0.3": "This ZooKeeper instance is not currently serving requests\n"}
-    monkeypatch.setattr(zookeeper_state, "four_letter_word", lambda host, port, timeout: answers[host])
+    monkeypatch.setattr(zookeeper_state, "four_letter_word", lambda host, port, timeout, tls: answers[host])
     members = {"zk1": "10.0.0.1:2181", "zk2": "10.0.0.2:2181", "zk3": "10.0.0.3:2181"}
     result = run_module("zookeeper_ensemble_info", {"members": members}, monkeypatch)
     assert result["has_leader"] is False and result["done"] is False and result["remaining"] == 2
@@ -166,7 +166,7 @@ def test_zookeeper_ensemble_info_without_quorum(monkeypatch):
 
 
 def test_zookeeper_ensemble_info_fails_at_once_on_a_member_that_does_not_resolve(monkeypatch):
-    monkeypatch.setattr(zookeeper_state, "four_letter_word", lambda host, port, timeout: "Mode: follower\n")
+    monkeypatch.setattr(zookeeper_state, "four_letter_word", lambda host, port, timeout, tls: "Mode: follower\n")
     members = {"zk1": "127.0.0.1:2181", "zk9": "no-such-member.invalid:2181"}
     result = run_module("zookeeper_ensemble_info", {"members": members}, monkeypatch)
     assert result["failed"] is True and not result.get("retryable")

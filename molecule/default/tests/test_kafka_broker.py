@@ -1,5 +1,7 @@
 """Broker hosts as site.yml leaves them."""
 
+import pathlib
+
 testinfra_hosts = ["ansible://kafka_broker"]
 
 
@@ -13,16 +15,20 @@ def test_service_is_running_and_enabled(host):
     assert service.is_running and service.is_enabled
 
 
-def test_listener_port_listens(host):
-    assert host.socket("tcp://0.0.0.0:9092").is_listening
+def test_the_secured_listeners_listen_and_no_plaintext_one(host):
+    assert host.socket("tcp://0.0.0.0:9093").is_listening  # CLIENT, SASL_SSL
+    assert host.socket("tcp://0.0.0.0:9094").is_listening  # BROKER, SASL_SSL
+    assert not host.socket("tcp://0.0.0.0:9092").is_listening
 
 
 def test_identity_and_addresses_come_from_the_inventory(host):
     hostvars = host.ansible.get_variables()
     props = _properties(host)
     assert props["broker.id"] == str(hostvars["kafka_broker_id"])
-    assert props["advertised.listeners"] == f"PLAINTEXT://{host.backend.get_hostname()}.kafkalab.test:9092"
-    assert props["zookeeper.connect"] == "10.213.7.11:2181,10.213.7.12:2181,10.213.7.13:2181/kafka"
+    name = f"{host.backend.get_hostname()}.kafkalab.test"
+    assert props["advertised.listeners"] == f"CLIENT://{name}:9093,BROKER://{name}:9094"
+    assert props["listener.security.protocol.map"] == "CLIENT:SASL_SSL,BROKER:SASL_SSL"
+    assert props["zookeeper.connect"] == "10.213.7.11:2182,10.213.7.12:2182,10.213.7.13:2182/kafka"  # TLS
     assert props["log.dirs"] == "/var/lib/kafka/data"
 
 
@@ -42,9 +48,25 @@ def test_hardened_defaults_are_written(host):
             <= int(props["socket.request.max.bytes"]))
 
 
-def test_config_and_data_owners_and_modes(host):
-    config = host.file("/etc/kafka/server.properties")
-    assert (config.user, config.group, config.mode) == ("root", "kafka", 0o640)
+def test_security_is_on(host):
+    props = _properties(host)
+    assert props["authorizer.class.name"] == "kafka.security.authorizer.AclAuthorizer"
+    assert props["allow.everyone.if.no.acl.found"] == "false"
+    assert props["super.users"] == "User:kafka-broker;User:kafkaops-admin"
+    assert props["sasl.enabled.mechanisms"] == "SCRAM-SHA-512"
+    assert props["inter.broker.listener.name"] == "BROKER"
+
+
+def test_config_key_and_data_owners_and_modes(host):
+    def owner_mode(path):
+        found = host.file(path)
+        return found.user, found.group, found.mode
+    assert owner_mode("/etc/kafka/server.properties") == ("kafka", "kafka", 0o640)
+    assert owner_mode("/etc/kafka/jaas.conf") == ("kafka", "kafka", 0o600)  # the brokers' logins
+    assert owner_mode("/etc/kafka/tls/keystore.pem") == ("kafka", "kafka", 0o600)  # the private key
+    password = pathlib.Path("/var/lib/kafka-lab/secrets/kafka-broker").read_text().strip()  # the lab's (inventory)
+    assert password in host.file("/etc/kafka/jaas.conf").content_string
+    assert password not in host.file("/etc/kafka/server.properties").content_string
     data = host.file("/var/lib/kafka/data")
     assert (data.user, data.group, data.mode) == ("kafka", "kafka", 0o750)
     meta = host.file("/var/lib/kafka/data/meta.properties")

@@ -8,8 +8,9 @@ def test_service_is_running_and_enabled(host):
     assert service.is_running and service.is_enabled
 
 
-def test_client_port_listens_and_admin_server_does_not(host):
-    assert host.socket("tcp://0.0.0.0:2181").is_listening
+def test_only_the_tls_client_port_listens_and_the_admin_server_does_not(host):
+    assert host.socket("tcp://0.0.0.0:2182").is_listening  # secureClientPort
+    assert not host.socket("tcp://0.0.0.0:2181").is_listening  # no plaintext client port
     assert not host.socket("tcp://0.0.0.0:8080").is_listening
 
 
@@ -31,9 +32,19 @@ def test_zoo_cfg_lists_the_ensemble_and_restricts_four_letter_words(host):
 
 
 def test_a_word_outside_the_whitelist_is_refused(host):
-    answer = host.run("python3 -c \"import socket; s=socket.create_connection(('127.0.0.1', 2181)); "
-                      "s.sendall(b'stat'); print(s.recv(4096).decode())\"").stdout
+    # Over TLS with the member's own certificate (the port wants one from the cluster's CA).
+    answer = host.run(
+        "python3 -c \"import socket, ssl; c = ssl.create_default_context(cafile='/etc/zookeeper/tls/truststore.pem'); "
+        "c.check_hostname = False; c.load_cert_chain('/etc/zookeeper/tls/keystore.pem'); "
+        "s = c.wrap_socket(socket.create_connection(('127.0.0.1', 2182))); "
+        "s.sendall(b'stat'); print(s.recv(4096).decode())\"").stdout
     assert "is not executed because it is not in the whitelist" in answer
+
+
+def test_key_and_logins_are_the_service_users_alone(host):
+    for path in ("/etc/zookeeper/tls/keystore.pem", "/etc/zookeeper/jaas.conf"):
+        found = host.file(path)
+        assert (found.user, found.group, found.mode) == ("zookeeper", "zookeeper", 0o600), path
 
 
 def test_data_dir_belongs_to_the_service_user(host):

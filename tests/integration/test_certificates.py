@@ -1,0 +1,51 @@
+"""Certificate renewal through site.yml: a host's certificate within kafka_pki_renew_before_days of its end is
+reissued, installed, and its broker alone restarted through the gates, while an acks=all producer writes
+without a failed delivery or a lost message."""
+
+import pathlib
+
+from cryptography import x509
+from lab_hosts import service_starts, ssh_run
+
+from lab.traffic import AckedProducer, read_all
+
+PKI = pathlib.Path("/var/lib/kafka-lab/pki")  # the lab's kafka_pki_dir
+# kafka2's certificate (issued for 365 days) falls inside a 366-day renewal window; the new one is for 400.
+RENEW_KAFKA2 = ("all:\n  hosts:\n    kafka2: {kafka_pki_renew_before_days: 366, kafka_pki_host_validity_days: 400}\n")
+
+
+def _certificates():
+    return {host.name: x509.load_pem_x509_certificate(host.joinpath("cert.pem").read_bytes())
+            for host in (PKI / "hosts").iterdir() if host.joinpath("cert.pem").exists()}
+
+
+def test_a_certificate_near_its_end_is_reissued_and_only_its_broker_restarts(
+        run_playbook, tmp_path, brokers, zookeepers, bootstrap_servers, topic):
+    overlay = tmp_path / "renew.yml"
+    overlay.write_text(RENEW_KAFKA2)
+    certificates_before = _certificates()
+    brokers_before, members_before = service_starts(brokers, "kafka"), service_starts(zookeepers, "zookeeper")
+    producer = AckedProducer(bootstrap_servers, topic, rate=300)
+    producer.start()
+    try:
+        proc = run_playbook("site.yml", "-i", "inventories/lab", "-i", str(overlay))
+    finally:
+        unreported = producer.stop()
+    assert proc.returncode == 0
+    assert "it expires" in proc.output and "within kafka_pki_renew_before_days (366)" in proc.output
+
+    certificates_after = _certificates()
+    changed = sorted(h for h in certificates_after if certificates_after[h] != certificates_before.get(h))
+    assert changed == ["kafka2"], changed
+    renewed = certificates_after["kafka2"]
+    assert (renewed.not_valid_after_utc - renewed.not_valid_before_utc).days == 400
+    kafka2 = next(b for b in brokers if b.name == "kafka2")
+    installed = x509.load_pem_x509_certificate(
+        ssh_run(kafka2, "sed -n '/BEGIN CERTIFICATE/,/END CERTIFICATE/p' /etc/kafka/tls/keystore.pem").encode())
+    assert installed == renewed  # the broker has the new certificate...
+
+    brokers_after = service_starts(brokers, "kafka")
+    assert [b for b in brokers_before if brokers_after[b] != brokers_before[b]] == ["kafka2"]  # ...and alone restarted
+    assert service_starts(zookeepers, "zookeeper") == members_before
+    assert unreported == 0 and producer.failed == []
+    assert read_all(bootstrap_servers, topic, len(producer.acked)) == producer.acked
