@@ -1,0 +1,200 @@
+"""The plan of secure_cluster.yml: which steps take a running open cluster to the secured one, read from
+the configuration every host runs, unit-tested on hand-written states.
+
+A step changes one thing on one kind of host and is followed by a gated roll of those hosts; after each
+step every client that worked before still works (both listeners, both ZooKeeper ports, both kinds of
+quorum connection are open while anything still uses the old one). The PLAINTEXT listener and ZooKeeper's
+plaintext client port go only when asked for (remove_plaintext), last.
+
+A host's state is {"config": {key: value} of its server.properties or zoo.cfg, "restart_pending": bool}.
+A host whose file changed but which did not restart yet runs the file minus its latest step: that step
+counts as not done, so a rerun rolls it. A playbook shows the plan, stops on a refusal and runs the steps.
+"""
+
+KAFKA, ZOOKEEPER = "kafka", "zookeeper"
+
+# (name, kind of host it changes, what it does). The order is the only safe one: every step needs the
+# ones before it (brokers can log in to ZooKeeper only on its TLS port; znodes can be locked only once
+# every broker logs in; the quorum drops plaintext only when every member speaks TLS).
+STEPS = (
+    ("secure-listeners", KAFKA, "brokers open the SASL_SSL client and TLS inter-broker listeners beside PLAINTEXT"),
+    ("secure-inter-broker", KAFKA, "brokers replicate over the TLS inter-broker listener"),
+    ("zookeeper-tls-ports", ZOOKEEPER, "ZooKeeper opens its TLS client port beside the plaintext one"),
+    ("zookeeper-tls-quorum", ZOOKEEPER, "ZooKeeper members connect to each other over TLS, still accepting plaintext"),
+    ("brokers-log-in-to-zookeeper", KAFKA, "brokers connect to ZooKeeper over TLS and log in with SASL"),
+    ("brokers-set-zookeeper-acls", KAFKA,
+     "brokers create znodes with ACLs (zookeeper.set.acl), then the existing znodes are locked"),
+    ("zookeeper-tls-quorum-only", ZOOKEEPER, "ZooKeeper members accept only TLS from each other"),
+    ("kafka-plaintext-removed", KAFKA, "brokers close the PLAINTEXT listener"),
+    ("zookeeper-plaintext-removed", ZOOKEEPER, "ZooKeeper closes its plaintext client port"),
+)
+STEP_NAMES = tuple(name for name, _, _ in STEPS)
+KINDS = {name: kind for name, kind, _ in STEPS}
+_WHAT = {name: what for name, _, what in STEPS}
+PLAINTEXT_REMOVAL = ("kafka-plaintext-removed", "zookeeper-plaintext-removed")
+
+# Znodes whose ACLs show whether the existing tree was locked (the migrator walks all of Kafka's paths;
+# these two hold the SCRAM credentials and the topics' assignments).
+ACL_PROBES = ("/config/users", "/brokers/topics")
+_WORLD_WRITE = ("WRITE", "CREATE", "DELETE", "ADMIN", "ALL")
+
+
+def parse_properties(text):
+    """A Java properties file's keys and values (the simple form our templates and Kafka's write)."""
+    found = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] in "#!" or "=" not in line:
+            continue
+        key, value = line.split("=", 1)
+        found[key.strip()] = value.strip()
+    return found
+
+
+def _true(config, key):
+    return str(config.get(key, "")).strip().lower() == "true"
+
+
+def _listener_protocols(config):
+    """Each listener's name and security protocol, from listeners and listener.security.protocol.map."""
+    protocol_map = dict(item.split(":", 1) for item in config.get("listener.security.protocol.map", "").split(",")
+                        if ":" in item)
+    protocols = {}
+    for item in config.get("listeners", "").split(","):
+        name = item.split("://", 1)[0].strip()
+        if name:
+            # Without a map entry, a listener's name is its protocol (Kafka's default map).
+            protocols[name] = protocol_map.get(name, name)
+    return protocols
+
+
+def broker_steps(config):
+    """The conversion steps a broker's configuration has done."""
+    protocols = _listener_protocols(config)
+    inter_broker = config.get("inter.broker.listener.name") or config.get("security.inter.broker.protocol",
+                                                                          "PLAINTEXT")
+    done = set()
+    if "SASL_SSL" in protocols.values():
+        done.add("secure-listeners")
+    if protocols.get(inter_broker, inter_broker) in ("SSL", "SASL_SSL"):
+        done.add("secure-inter-broker")
+    if _true(config, "zookeeper.ssl.client.enable"):
+        done.add("brokers-log-in-to-zookeeper")
+    if _true(config, "zookeeper.set.acl"):
+        done.add("brokers-set-zookeeper-acls")
+    if protocols and "PLAINTEXT" not in protocols.values():
+        done.add("kafka-plaintext-removed")
+    return done
+
+
+def zookeeper_steps(config):
+    """The conversion steps a ZooKeeper member's configuration has done."""
+    done = set()
+    if config.get("secureClientPort"):
+        done.add("zookeeper-tls-ports")
+    if _true(config, "sslQuorum"):
+        done.add("zookeeper-tls-quorum")
+        if not _true(config, "portUnification"):
+            done.add("zookeeper-tls-quorum-only")
+    if config.get("secureClientPort") and not config.get("clientPort"):
+        done.add("zookeeper-plaintext-removed")
+    return done
+
+
+def _running_steps(kind, state):
+    """The steps a host runs: what its file says, less the latest step when it has not restarted since."""
+    done = (broker_steps if kind == KAFKA else zookeeper_steps)(state["config"])
+    if state.get("restart_pending"):
+        latest = [name for name in STEP_NAMES if name in done]
+        done -= set(latest[-1:])
+    return done
+
+
+def znodes_secured(acls):
+    """Whether the probed znodes are locked: none grants anyone (world:anyone) more than reading.
+
+    acls: {path: [{"scheme", "id", "perms": [names]}]}; a missing path counts as not locked."""
+    if not acls or any(path not in acls for path in ACL_PROBES):
+        return False
+    for path in ACL_PROBES:
+        for acl in acls[path]:
+            if (acl["scheme"], acl["id"]) == ("world", "anyone") and set(acl["perms"]) & set(_WORLD_WRITE):
+                return False
+    return True
+
+
+def brokers_set_acls(brokers):
+    """Whether every broker runs with zookeeper.set.acl (only then may the existing znodes be locked)."""
+    return bool(brokers) and all("brokers-set-zookeeper-acls" in _running_steps(KAFKA, s) for s in brokers.values())
+
+
+def _refusal(rule, message):
+    return {"rule": rule, "message": message}
+
+
+def _out_of_order(kind, hosts):
+    """Hosts that run a step without one before it that applies to their kind: not a state this plan makes."""
+    refusals = []
+    kind_steps = [name for name in STEP_NAMES if KINDS[name] == kind]
+    for host, state in sorted(hosts.items()):
+        done = _running_steps(kind, state)
+        for i, name in enumerate(kind_steps):
+            missing = [earlier for earlier in kind_steps[:i] if earlier not in done]
+            if name in done and missing:
+                refusals.append(_refusal("step_order", (
+                    f"Refusing: {host} runs '{name}' ({_WHAT[name]}) but not '{missing[0]}' "
+                    f"({_WHAT[missing[0]]}). That is not a state this playbook makes, so it cannot tell which "
+                    "clients still work; bring the host's configuration back to the open or the secured "
+                    "settings (kafka.yml / zookeeper.yml with the same variables as the other hosts) first.")))
+                break
+    return refusals
+
+
+def conversion_plan(brokers, zookeepers, znode_acls=None, remove_plaintext=False, stop_after=None):
+    """Which steps are done, which are left and which this run takes.
+
+    brokers / zookeepers: {host: state} (see the module's docstring); znode_acls: the ACL_PROBES' ACLs
+    (None: not read, because not every broker sets ACLs yet); stop_after: the last step this run takes.
+    Returns refusals, done, todo (in order, this run's), left_after (steps not taken by this run) and the
+    sentence that says what the cluster accepts after it."""
+    if stop_after is not None and stop_after not in STEP_NAMES:
+        return {"refusals": [_refusal("stop_after", (
+            f"Refusing: stop_after={stop_after!r} is not a step; the steps are {', '.join(STEP_NAMES)}."))],
+            "done": [], "todo": [], "left_after": [], "after": ""}
+    hosts = {KAFKA: brokers, ZOOKEEPER: zookeepers}
+    refusals = _out_of_order(KAFKA, brokers) + _out_of_order(ZOOKEEPER, zookeepers)
+    if stop_after in PLAINTEXT_REMOVAL and not remove_plaintext:
+        refusals.append(_refusal("stop_after", (
+            f"Refusing: stop_after={stop_after} removes a plaintext port, which happens only with "
+            "remove_plaintext=true (every client must have moved to the secured ports first).")))
+    if not brokers or not zookeepers:
+        refusals.append(_refusal("no_hosts", "Refusing: the inventory names no brokers or no ZooKeeper members."))
+    wanted = [name for name in STEP_NAMES if remove_plaintext or name not in PLAINTEXT_REMOVAL]
+    done = []
+    for name in STEP_NAMES:
+        on_every_host = all(name in _running_steps(KINDS[name], s) for s in hosts[KINDS[name]].values())
+        if name == "brokers-set-zookeeper-acls":
+            on_every_host = on_every_host and znodes_secured(znode_acls)
+        if on_every_host:
+            done.append(name)
+    left = [name for name in wanted if name not in done]
+    todo = left[:left.index(stop_after) + 1] if stop_after in left else ([] if stop_after in done else left)
+    return {"refusals": refusals, "done": done, "todo": todo, "left_after": left[len(todo):],
+            "after": after_sentence(done + todo)}
+
+
+def after_sentence(steps):
+    """What the cluster accepts once the given steps are done: the line the plan and the end of the run show."""
+    steps = set(steps)
+    kafka = ("SASL_SSL (SCRAM) only" if "kafka-plaintext-removed" in steps
+             else "SASL_SSL (SCRAM) and PLAINTEXT" if "secure-listeners" in steps else "PLAINTEXT only")
+    zookeeper = ("TLS only" if "zookeeper-plaintext-removed" in steps
+                 else "TLS and plaintext" if "zookeeper-tls-ports" in steps else "plaintext only")
+    znodes = ("locked to the brokers' login" if "brokers-set-zookeeper-acls" in steps
+              else "writable by any ZooKeeper client")
+    return f"Kafka clients: {kafka}; ZooKeeper clients: {zookeeper}; Kafka's znodes: {znodes}."
+
+
+def describe(name):
+    """A step as the plan shows it."""
+    return f"{name} ({KINDS[name]}): {_WHAT[name]}"

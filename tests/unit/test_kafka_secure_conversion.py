@@ -1,0 +1,148 @@
+"""The conversion plan of secure_cluster.yml on hand-written host configurations."""
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_secure_conversion as conv
+
+OPEN_BROKER = {"listeners": "PLAINTEXT://0.0.0.0:9092", "zookeeper.connect": "zk1:2181/kafka"}
+SECURE_BROKER = {
+    "listeners": "CLIENT://0.0.0.0:9093,BROKER://0.0.0.0:9094",
+    "listener.security.protocol.map": "CLIENT:SASL_SSL,BROKER:SASL_SSL",
+    "inter.broker.listener.name": "BROKER",
+    "zookeeper.ssl.client.enable": "true", "zookeeper.set.acl": "true"}
+# After the first step: the secured listeners beside PLAINTEXT.
+BOTH_LISTENERS = {**OPEN_BROKER, "listeners": "PLAINTEXT://:9092,CLIENT://:9093,BROKER://:9094",
+                  "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CLIENT:SASL_SSL,BROKER:SASL_SSL"}
+OPEN_ZOOKEEPER = {"clientPort": "2181", "dataDir": "/var/lib/zookeeper"}
+SECURE_ZOOKEEPER = {"secureClientPort": "2182", "sslQuorum": "true"}
+LOCKED = {path: [{"scheme": "sasl", "id": "kafka", "perms": ["ALL"]},
+                 {"scheme": "world", "id": "anyone", "perms": ["READ"]}] for path in conv.ACL_PROBES}
+OPEN_ACLS = {path: [{"scheme": "world", "id": "anyone", "perms": ["ALL"]}] for path in conv.ACL_PROBES}
+
+
+def _hosts(config, names, **overrides):
+    return {name: {"config": dict(config), "restart_pending": False, **overrides.get(name, {})} for name in names}
+
+
+def _brokers(config, **overrides):
+    return _hosts(config, ("kafka1", "kafka2", "kafka3"), **overrides)
+
+
+def _zookeepers(config, **overrides):
+    return _hosts(config, ("zk1", "zk2", "zk3"), **overrides)
+
+
+def _with(config, **changes):
+    return {**config, **{key.replace("_", "."): value for key, value in changes.items()}}
+
+
+def test_parse_properties_skips_comments_and_keeps_equals_in_values():
+    text = "# a comment\n! another\n\nlisteners=PLAINTEXT://0.0.0.0:9092\nsasl.jaas.config=a=b\n"
+    assert conv.parse_properties(text) == {"listeners": "PLAINTEXT://0.0.0.0:9092", "sasl.jaas.config": "a=b"}
+
+
+def test_an_open_cluster_gets_every_step_but_the_plaintext_removal():
+    plan = conv.conversion_plan(_brokers(OPEN_BROKER), _zookeepers(OPEN_ZOOKEEPER))
+    assert plan["refusals"] == [] and plan["done"] == []
+    assert plan["todo"] == [n for n in conv.STEP_NAMES if n not in conv.PLAINTEXT_REMOVAL]
+    assert plan["left_after"] == []
+    assert plan["after"] == ("Kafka clients: SASL_SSL (SCRAM) and PLAINTEXT; ZooKeeper clients: TLS and plaintext; "
+                             "Kafka's znodes: locked to the brokers' login.")
+
+
+def test_remove_plaintext_adds_the_two_removals_last():
+    plan = conv.conversion_plan(_brokers(OPEN_BROKER), _zookeepers(OPEN_ZOOKEEPER), remove_plaintext=True)
+    assert plan["todo"] == list(conv.STEP_NAMES)
+    assert plan["after"].startswith("Kafka clients: SASL_SSL (SCRAM) only; ZooKeeper clients: TLS only;")
+
+
+def test_a_secured_cluster_has_nothing_to_do():
+    plan = conv.conversion_plan(_brokers(SECURE_BROKER), _zookeepers(SECURE_ZOOKEEPER), LOCKED,
+                                remove_plaintext=True)
+    assert plan["refusals"] == [] and plan["todo"] == [] and plan["done"] == list(conv.STEP_NAMES)
+
+
+def test_znodes_still_open_keep_the_acl_step_to_do_although_every_broker_sets_acls():
+    """A run that stopped after the roll and before the migrator: the brokers set ACLs, the tree is open."""
+    brokers = _brokers({**BOTH_LISTENERS, **SECURE_BROKER, "listeners": BOTH_LISTENERS["listeners"],
+                        "listener.security.protocol.map": BOTH_LISTENERS["listener.security.protocol.map"]})
+    zookeepers = _zookeepers(_with(SECURE_ZOOKEEPER, clientPort="2181"))
+    assert conv.brokers_set_acls(brokers)
+    plan = conv.conversion_plan(brokers, zookeepers, OPEN_ACLS)
+    assert plan["todo"] == ["brokers-set-zookeeper-acls"]
+    assert conv.conversion_plan(brokers, zookeepers, LOCKED)["todo"] == []
+    assert conv.conversion_plan(brokers, zookeepers, None)["todo"] == ["brokers-set-zookeeper-acls"]
+
+
+def test_one_broker_behind_keeps_the_step_to_do():
+    brokers = _brokers(BOTH_LISTENERS, kafka3={"config": OPEN_BROKER})
+    plan = conv.conversion_plan(brokers, _zookeepers(OPEN_ZOOKEEPER))
+    assert plan["done"] == [] and plan["todo"][0] == "secure-listeners"
+
+
+def test_a_host_with_a_restart_pending_does_not_count_its_latest_step():
+    brokers = _brokers(BOTH_LISTENERS, kafka2={"restart_pending": True})
+    assert conv.conversion_plan(brokers, _zookeepers(OPEN_ZOOKEEPER))["todo"][0] == "secure-listeners"
+    assert conv.conversion_plan(_brokers(BOTH_LISTENERS), _zookeepers(OPEN_ZOOKEEPER))["done"] == [
+        "secure-listeners"]
+
+
+def test_stop_after_takes_the_steps_up_to_it():
+    plan = conv.conversion_plan(_brokers(OPEN_BROKER), _zookeepers(OPEN_ZOOKEEPER), stop_after="zookeeper-tls-ports")
+    assert plan["todo"] == ["secure-listeners", "secure-inter-broker", "zookeeper-tls-ports"]
+    assert plan["left_after"][0] == "zookeeper-tls-quorum"
+    assert plan["after"].startswith(
+        "Kafka clients: SASL_SSL (SCRAM) and PLAINTEXT; ZooKeeper clients: TLS and plaintext;")
+
+
+def test_stop_after_a_step_already_done_takes_nothing():
+    plan = conv.conversion_plan(_brokers(BOTH_LISTENERS), _zookeepers(OPEN_ZOOKEEPER), stop_after="secure-listeners")
+    assert plan["todo"] == [] and plan["refusals"] == []
+
+
+def test_stop_after_refusals_name_the_steps():
+    def plan(stop_after):
+        return conv.conversion_plan(_brokers(OPEN_BROKER), _zookeepers(OPEN_ZOOKEEPER), stop_after=stop_after)
+    unknown = plan("tls")
+    assert [r["rule"] for r in unknown["refusals"]] == ["stop_after"]
+    assert "secure-listeners" in unknown["refusals"][0]["message"]
+    removal = plan("kafka-plaintext-removed")
+    assert [r["rule"] for r in removal["refusals"]] == ["stop_after"]
+    assert "remove_plaintext=true" in removal["refusals"][0]["message"]
+
+
+def test_a_broker_that_set_acls_without_logging_in_is_refused():
+    brokers = _brokers(OPEN_BROKER, kafka2={"config": _with(OPEN_BROKER, zookeeper_set_acl="true")})
+    plan = conv.conversion_plan(brokers, _zookeepers(OPEN_ZOOKEEPER))
+    assert [r["rule"] for r in plan["refusals"]] == ["step_order"]
+    assert plan["refusals"][0]["message"].startswith("Refusing: kafka2 runs 'brokers-set-zookeeper-acls'")
+
+
+def test_a_zookeeper_member_without_its_plaintext_port_but_no_tls_quorum_is_refused():
+    zookeepers = _zookeepers(OPEN_ZOOKEEPER, zk3={"config": {"secureClientPort": "2182"}})
+    plan = conv.conversion_plan(_brokers(OPEN_BROKER), zookeepers)
+    assert [r["rule"] for r in plan["refusals"]] == ["step_order"] and "zk3" in plan["refusals"][0]["message"]
+
+
+def test_no_hosts_is_refused():
+    assert [r["rule"] for r in conv.conversion_plan({}, _zookeepers(OPEN_ZOOKEEPER))["refusals"]] == ["no_hosts"]
+
+
+def test_broker_steps_read_the_inter_broker_protocol_without_a_listener_name():
+    config = {"listeners": "SASL_SSL://:9093,SSL://:9094", "security.inter.broker.protocol": "SSL"}
+    assert conv.broker_steps(config) == {"secure-listeners", "secure-inter-broker", "kafka-plaintext-removed"}
+
+
+def test_zookeeper_port_unification_is_tls_quorum_but_not_tls_only():
+    assert conv.zookeeper_steps({"clientPort": "2181", "secureClientPort": "2182", "sslQuorum": "true",
+                                 "portUnification": "true"}) == {"zookeeper-tls-ports", "zookeeper-tls-quorum"}
+
+
+def test_znodes_secured_needs_every_probe_and_no_world_write():
+    assert conv.znodes_secured(LOCKED)
+    assert not conv.znodes_secured(OPEN_ACLS)
+    assert not conv.znodes_secured({"/config/users": LOCKED["/config/users"]})
+    assert not conv.znodes_secured(None)
+
+
+def test_describe_names_the_kind_of_host():
+    assert conv.describe("zookeeper-tls-ports") == (
+        "zookeeper-tls-ports (zookeeper): ZooKeeper opens its TLS client port beside the plaintext one")
