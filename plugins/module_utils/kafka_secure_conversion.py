@@ -15,11 +15,13 @@ KAFKA, ZOOKEEPER = "kafka", "zookeeper"
 
 # (name, kind of host it changes, what it does). The order is the only safe one: every step needs the
 # ones before it (brokers can log in to ZooKeeper only on its TLS port; znodes can be locked only once
-# every broker logs in; the quorum drops plaintext only when every member speaks TLS).
+# every broker logs in). The quorum goes to TLS in ZooKeeper's three rolls: every member accepts both
+# kinds (portUnification), then connects with TLS (sslQuorum), then accepts TLS only.
 STEPS = (
     ("secure-listeners", KAFKA, "brokers open the SASL_SSL client and TLS inter-broker listeners beside PLAINTEXT"),
     ("secure-inter-broker", KAFKA, "brokers replicate over the TLS inter-broker listener"),
-    ("zookeeper-tls-ports", ZOOKEEPER, "ZooKeeper opens its TLS client port beside the plaintext one"),
+    ("zookeeper-tls-ports", ZOOKEEPER,
+     "ZooKeeper opens its TLS client port beside the plaintext one and accepts TLS from other members"),
     ("zookeeper-tls-quorum", ZOOKEEPER, "ZooKeeper members connect to each other over TLS, still accepting plaintext"),
     ("brokers-log-in-to-zookeeper", KAFKA, "brokers connect to ZooKeeper over TLS and log in with SASL"),
     ("brokers-set-zookeeper-acls", KAFKA,
@@ -90,7 +92,7 @@ def broker_steps(config):
 def zookeeper_steps(config):
     """The conversion steps a ZooKeeper member's configuration has done."""
     done = set()
-    if config.get("secureClientPort"):
+    if config.get("secureClientPort") and (_true(config, "portUnification") or _true(config, "sslQuorum")):
         done.add("zookeeper-tls-ports")
     if _true(config, "sslQuorum"):
         done.add("zookeeper-tls-quorum")

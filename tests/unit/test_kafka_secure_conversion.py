@@ -131,9 +131,14 @@ def test_broker_steps_read_the_inter_broker_protocol_without_a_listener_name():
     assert conv.broker_steps(config) == {"secure-listeners", "secure-inter-broker", "kafka-plaintext-removed"}
 
 
-def test_zookeeper_port_unification_is_tls_quorum_but_not_tls_only():
-    assert conv.zookeeper_steps({"clientPort": "2181", "secureClientPort": "2182", "sslQuorum": "true",
-                                 "portUnification": "true"}) == {"zookeeper-tls-ports", "zookeeper-tls-quorum"}
+def test_the_quorum_goes_to_tls_in_zookeepers_three_rolls():
+    both_ports = {"clientPort": "2181", "secureClientPort": "2182"}
+    assert conv.zookeeper_steps(both_ports) == set()  # members would not yet accept a TLS peer
+    assert conv.zookeeper_steps({**both_ports, "portUnification": "true"}) == {"zookeeper-tls-ports"}
+    assert conv.zookeeper_steps({**both_ports, "portUnification": "true", "sslQuorum": "true"}) == {
+        "zookeeper-tls-ports", "zookeeper-tls-quorum"}
+    assert conv.zookeeper_steps({**both_ports, "sslQuorum": "true"}) == {
+        "zookeeper-tls-ports", "zookeeper-tls-quorum", "zookeeper-tls-quorum-only"}
 
 
 def test_znodes_secured_needs_every_probe_and_no_world_write():
@@ -145,4 +150,5 @@ def test_znodes_secured_needs_every_probe_and_no_world_write():
 
 def test_describe_names_the_kind_of_host():
     assert conv.describe("zookeeper-tls-ports") == (
-        "zookeeper-tls-ports (zookeeper): ZooKeeper opens its TLS client port beside the plaintext one")
+        "zookeeper-tls-ports (zookeeper): ZooKeeper opens its TLS client port beside the plaintext one and "
+        "accepts TLS from other members")
