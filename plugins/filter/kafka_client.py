@@ -24,9 +24,15 @@ def zookeeper_tls_properties(keystore, truststore):
     return kafka_connection.zookeeper_tls_properties(keystore, truststore)
 
 
+def zookeeper_jaas(username, password):
+    """The JAAS Client section a ZooKeeper client logs in with (a broker's jaas.conf, Kafka's tools)."""
+    return kafka_connection.zookeeper_jaas({"zookeeper_sasl_username": username, "zookeeper_sasl_password": password})
+
+
 class FilterModule:
     def filters(self):
         return {"kafka_client_config": kafka_client_config,
                 "kafka_java_client_properties": kafka_java_client_properties,
                 "kazoo_client_options": kazoo_client_options,
-                "zookeeper_tls_properties": zookeeper_tls_properties}
+                "zookeeper_tls_properties": zookeeper_tls_properties,
+                "zookeeper_jaas": zookeeper_jaas}

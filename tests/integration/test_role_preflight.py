@@ -82,6 +82,10 @@ CASES = [
     ("a certificate already valid", "kafka.yml", {"kafka_tls_cert_source": "{future}/cert",
                                                   "kafka_tls_key_source": "{future}/key"}, None,
      "the certificate of kafka1 is not valid before"),
+    ("a PLAINTEXT listener only on purpose", "kafka.yml", {"kafka_plaintext_listener": True}, None,
+     "kafka_plaintext_listener=true turns off a secure default: the PLAINTEXT listener lets anyone"),
+    ("a plaintext quorum only on purpose", "zookeeper.yml", {"zookeeper_quorum_tls": False}, None,
+     "zookeeper_quorum_tls=false turns off a secure default: members replicate every znode to each other in clear"),
     ("a certificate of the truststore's CA", "zookeeper.yml", {"zookeeper_tls_ca_source": "{another_ca}"}, None,
      "the certificate of zk1 was not issued by the CA of its truststore (commonName=Another CA"),
 ]

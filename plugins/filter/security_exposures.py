@@ -1,0 +1,13 @@
+"""The roles' check that a secure default was turned off on purpose (module_utils.security_exposures)."""
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.security_exposures import exposure_refusals
+
+
+def security_exposure_refusals(settings, accepted):
+    """The refusals for the settings that open an exposure not in kafka_security_exposures_accepted."""
+    return exposure_refusals(settings, accepted or [])
+
+
+class FilterModule:
+    def filters(self):
+        return {"security_exposure_refusals": security_exposure_refusals}
