@@ -11,6 +11,8 @@ A host whose file changed but which did not restart yet runs the file minus its 
 counts as not done, so a rerun rolls it. A playbook shows the plan, stops on a refusal and runs the steps.
 """
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.security_exposures import EXPOSURES
+
 KAFKA, ZOOKEEPER = "kafka", "zookeeper"
 
 # (name, kind of host it changes, what it does). The order is the only safe one: every step needs the
@@ -200,3 +202,32 @@ def after_sentence(steps):
 def describe(name):
     """A step as the plan shows it."""
     return f"{name} ({KINDS[name]}): {_WHAT[name]}"
+
+
+def role_settings(steps):
+    """The role variables a host renders once `steps` are done (secure_cluster.yml passes them to the roles
+    while it takes a step), and the exposures among them that the run accepts on purpose."""
+    steps = set(steps)
+    kafka = {
+        "kafka_plaintext_listener": "kafka-plaintext-removed" not in steps,
+        "kafka_inter_broker_listener": "BROKER" if "secure-inter-broker" in steps else "PLAINTEXT",
+        "zookeeper_client_tls": "brokers-log-in-to-zookeeper" in steps,
+        "kafka_zookeeper_set_acl": "brokers-set-zookeeper-acls" in steps,
+    }
+    zookeeper = {
+        "zookeeper_plaintext_client": "zookeeper-plaintext-removed" not in steps,
+        "zookeeper_quorum_tls": "zookeeper-tls-quorum" in steps,
+        "zookeeper_quorum_port_unification": ("zookeeper-tls-ports" in steps
+                                              and "zookeeper-tls-quorum-only" not in steps),
+    }
+    accepted = sorted(name for name, value in {**kafka, **zookeeper}.items()
+                      if name in EXPOSURES and value == EXPOSURES[name][0])
+    return {"kafka": kafka, "zookeeper": zookeeper, "accepted": accepted}
+
+
+def kit_connection(done):
+    """How the kit's own clients (the gates) reach the cluster while the next step rolls, given the steps
+    done on every host before it: the secured side as soon as every host offers it."""
+    done = set(done)
+    return {"kafka_client_security_protocol": "SASL_SSL" if "secure-listeners" in done else "PLAINTEXT",
+            "zookeeper_client_tls": "zookeeper-tls-ports" in done}

@@ -152,3 +152,62 @@ def test_describe_names_the_kind_of_host():
     assert conv.describe("zookeeper-tls-ports") == (
         "zookeeper-tls-ports (zookeeper): ZooKeeper opens its TLS client port beside the plaintext one and "
         "accepts TLS from other members")
+
+
+def test_role_settings_of_an_open_cluster_accept_every_exposure_it_has():
+    settings = conv.role_settings([])
+    assert settings["kafka"] == {"kafka_plaintext_listener": True, "kafka_inter_broker_listener": "PLAINTEXT",
+                                 "zookeeper_client_tls": False, "kafka_zookeeper_set_acl": False}
+    assert settings["zookeeper"] == {"zookeeper_plaintext_client": True, "zookeeper_quorum_tls": False,
+                                     "zookeeper_quorum_port_unification": False}
+    assert settings["accepted"] == ["kafka_plaintext_listener", "kafka_zookeeper_set_acl", "zookeeper_client_tls",
+                                    "zookeeper_plaintext_client", "zookeeper_quorum_tls"]
+
+
+def test_role_settings_follow_zookeepers_three_quorum_rolls():
+    def quorum(steps):
+        zookeeper = conv.role_settings(steps)["zookeeper"]
+        return zookeeper["zookeeper_quorum_port_unification"], zookeeper["zookeeper_quorum_tls"]
+    upto = list(conv.STEP_NAMES)
+    assert quorum(upto[:upto.index("zookeeper-tls-ports") + 1]) == (True, False)
+    assert quorum(upto[:upto.index("zookeeper-tls-quorum") + 1]) == (True, True)
+    assert quorum(upto[:upto.index("zookeeper-tls-quorum-only") + 1]) == (False, True)
+
+
+def test_role_settings_of_every_step_are_the_secure_defaults_with_nothing_accepted():
+    settings = conv.role_settings(conv.STEP_NAMES)
+    assert settings["accepted"] == []
+    assert settings["kafka"]["kafka_inter_broker_listener"] == "BROKER"
+    # Without the plaintext removal, the two plaintext ports stay, accepted on purpose.
+    assert conv.role_settings(conv.STEP_NAMES[:-2])["accepted"] == ["kafka_plaintext_listener",
+                                                                    "zookeeper_plaintext_client"]
+
+
+def test_role_settings_render_what_broker_steps_and_zookeeper_steps_read_back():
+    """Each step's settings, written as the templates write them, read back as that step done."""
+    for i, name in enumerate(conv.STEP_NAMES):
+        settings = conv.role_settings(conv.STEP_NAMES[:i + 1])
+        kafka, zookeeper = settings["kafka"], settings["zookeeper"]
+        listeners = {"CLIENT": "SASL_SSL", "BROKER": "SASL_SSL"}
+        if kafka["kafka_plaintext_listener"]:
+            listeners["PLAINTEXT"] = "PLAINTEXT"
+        broker = {"listeners": ",".join(f"{n}://:1" for n in listeners),
+                  "listener.security.protocol.map": ",".join(f"{n}:{p}" for n, p in listeners.items()),
+                  "inter.broker.listener.name": kafka["kafka_inter_broker_listener"],
+                  "zookeeper.set.acl": str(kafka["kafka_zookeeper_set_acl"]).lower()}
+        if kafka["zookeeper_client_tls"]:
+            broker["zookeeper.ssl.client.enable"] = "true"
+        member = {"secureClientPort": "2182", "sslQuorum": str(zookeeper["zookeeper_quorum_tls"]).lower()}
+        if zookeeper["zookeeper_plaintext_client"]:
+            member["clientPort"] = "2181"
+        if zookeeper["zookeeper_quorum_port_unification"]:
+            member["portUnification"] = "true"
+        read_back = conv.broker_steps(broker) | conv.zookeeper_steps(member)
+        assert name in read_back, name
+        assert read_back == set(conv.STEP_NAMES[:i + 1]), name
+
+
+def test_the_kit_moves_to_the_secured_side_once_every_host_offers_it():
+    assert conv.kit_connection([]) == {"kafka_client_security_protocol": "PLAINTEXT", "zookeeper_client_tls": False}
+    assert conv.kit_connection(["secure-listeners", "secure-inter-broker", "zookeeper-tls-ports"]) == {
+        "kafka_client_security_protocol": "SASL_SSL", "zookeeper_client_tls": True}
