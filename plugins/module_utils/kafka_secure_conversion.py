@@ -1,5 +1,5 @@
-"""The plan of secure_cluster.yml: which steps take a running open cluster to the secured one, read from
-the configuration every host runs, unit-tested on hand-written states.
+"""The plan of converting a running open cluster to the secured one (for the coming secure_cluster.yml): which
+steps, read from the configuration every host runs, unit-tested on hand-written states.
 
 A step changes one thing on one kind of host and is followed by a gated roll of those hosts; after each
 step every client that worked before still works (both listeners, both ZooKeeper ports, both kinds of
@@ -205,8 +205,8 @@ def describe(name):
 
 
 def role_settings(steps):
-    """The role variables a host renders once `steps` are done (secure_cluster.yml passes them to the roles
-    while it takes a step), and the exposures among them that the run accepts on purpose."""
+    """The role variables a host renders once `steps` are done (given to the roles while a step is taken),
+    and the exposures among them that the run accepts on purpose."""
     steps = set(steps)
     kafka = {
         "kafka_plaintext_listener": "kafka-plaintext-removed" not in steps,
