@@ -6,7 +6,8 @@ step every client that worked before still works (both listeners, both ZooKeeper
 quorum connection are open while anything still uses the old one). The PLAINTEXT listener and ZooKeeper's
 plaintext client port go only when asked for (remove_plaintext), last.
 
-A host's state is {"config": {key: value} of its server.properties or zoo.cfg, "restart_pending": bool}.
+A host's state is {"config": {key: value} of its server.properties or zoo.cfg, "restart_pending": bool}
+(kafka_identity.parse_properties reads the files).
 A host whose file changed but which did not restart yet runs the file minus its latest step: that step
 counts as not done, so a rerun rolls it. A playbook shows the plan, stops on a refusal and runs the steps.
 """
@@ -41,18 +42,6 @@ PLAINTEXT_REMOVAL = ("kafka-plaintext-removed", "zookeeper-plaintext-removed")
 # these two hold the SCRAM credentials and the topics' assignments).
 ACL_PROBES = ("/config/users", "/brokers/topics")
 _WORLD_WRITE = ("WRITE", "CREATE", "DELETE", "ADMIN", "ALL")
-
-
-def parse_properties(text):
-    """A Java properties file's keys and values (the simple form our templates and Kafka's write)."""
-    found = {}
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line[0] in "#!" or "=" not in line:
-            continue
-        key, value = line.split("=", 1)
-        found[key.strip()] = value.strip()
-    return found
 
 
 def _true(config, key):

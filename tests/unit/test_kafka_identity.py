@@ -18,6 +18,9 @@ def _ours(path="/d1", broker="2", cluster="AbC-12_xyz"):
 def test_parse_properties_as_kafka_writes_them():
     assert ki.parse_properties(META) == {"version": "0", "broker.id": "2", "cluster.id": "AbC-12_xyz"}
     assert ki.parse_properties("log.dirs=/a,/b\n! comment\nx: y\n") == {"log.dirs": "/a,/b", "x": "y"}
+    # server.properties / zoo.cfg as the templates write them: the first '=' separates
+    assert ki.parse_properties("# c\nlisteners=PLAINTEXT://0.0.0.0:9092\nsasl.jaas.config=a=b\n") == {
+        "listeners": "PLAINTEXT://0.0.0.0:9092", "sasl.jaas.config": "a=b"}
 
 
 def test_normalized_dirs():

@@ -34,11 +34,6 @@ def _with(config, **changes):
     return {**config, **{key.replace("_", "."): value for key, value in changes.items()}}
 
 
-def test_parse_properties_skips_comments_and_keeps_equals_in_values():
-    text = "# a comment\n! another\n\nlisteners=PLAINTEXT://0.0.0.0:9092\nsasl.jaas.config=a=b\n"
-    assert conv.parse_properties(text) == {"listeners": "PLAINTEXT://0.0.0.0:9092", "sasl.jaas.config": "a=b"}
-
-
 def test_an_open_cluster_gets_every_step_but_the_plaintext_removal():
     plan = conv.conversion_plan(_brokers(OPEN_BROKER), _zookeepers(OPEN_ZOOKEEPER))
     assert plan["refusals"] == [] and plan["done"] == []
