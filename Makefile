@@ -6,7 +6,7 @@ export PATH := $(VENV)/bin:$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
-.PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal \
+.PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
 	test lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security
 
@@ -74,6 +74,11 @@ chaos: setup
 # deployed lab, make deploy). Writes .cache/rule-removal/report.md.
 rule-removal: setup
 	python tests/rule_removal.py $(RULES)
+
+# secure_cluster.yml from an open cluster (the previous roles' deploy) to the secured one under a canary, on a
+# fresh lab: nothing lost, no failed send, every rerun changes nothing (tests/drills/secure_cluster.py).
+security-drills: setup
+	python tests/drills/secure_cluster.py
 
 lint: setup
 	yamllint --strict .

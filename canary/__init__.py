@@ -66,8 +66,10 @@ class Canary:
     RECENT = 100_000  # acknowledgements kept in memory (about 8 min at 200/s): bounded for long runs
 
     def __init__(self, client_conf, topic, ledger_path, failed_path, rate=100, count=None, acks="all",
-                 delivery_timeout_s=120):
-        self.topic, self.rate, self.count, self.acks = topic, rate, count, acks
+                 delivery_timeout_s=120, first_seq=0):
+        # first_seq: a canary that takes over another's ledger and topic (another client configuration) goes on
+        # with the keys where the other stopped, so no key is written twice.
+        self.topic, self.rate, self.count, self.acks, self.first_seq = topic, rate, count, acks, first_seq
         self.producer = Producer(client_conf | {"acks": acks, "enable.idempotence": acks == "all", "linger.ms": 5,
                                                 "delivery.timeout.ms": int(delivery_timeout_s * 1000)})
         self.ledger = open(ledger_path, "a", encoding="utf-8")  # noqa: SIM115 - closed in stop()
@@ -115,7 +117,7 @@ class Canary:
             due = int((time.monotonic() - started) * self.rate) + 1  # records due by now, paced
             # Unpaced (a huge rate), `due` runs far ahead: stop() must end this loop too.
             while self.sent < due and (self.count is None or self.sent < self.count) and not self._stop.is_set():
-                self._send(self.sent)
+                self._send(self.first_seq + self.sent)
             self.producer.poll(0.01)
 
     def start(self):

@@ -9,16 +9,14 @@ A host's state is {"trusted": [CA fingerprints in its truststore], "issuer": fin
 issued its certificate}; the current phase is read from the hosts on every run, so a rerun resumes.
 """
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
+
 PHASES = ("trust-both", "reissue", "drop-old")
 _WHAT = {
     "trust-both": "trusts the old and the new CA",
     "reissue": "presents a certificate from the new CA",
     "drop-old": "trusts the new CA only",
 }
-
-
-def _refusal(rule, message):
-    return {"rule": rule, "message": message}
 
 
 def host_phases(state, old, new):
@@ -40,13 +38,13 @@ def rotation_plan(hosts, old, new):
     hosts: {host: state}; old / new: the fingerprints of the CA in use and of its successor."""
     refusals = []
     if old == new:
-        refusals.append(_refusal("same_ca", (
+        refusals.append(refusal("same_ca", (
             "Refusing: the new CA is the CA in use (same fingerprint); make or point to another CA first.")))
     done_by_host = {}
     for host, state in sorted(hosts.items()):
         phases = host_phases(state, old, new)
         if phases is None:
-            refusals.append(_refusal("unknown_trust", (
+            refusals.append(refusal("unknown_trust", (
                 f"Refusing: {host} trusts {sorted(state['trusted']) or 'no CA'} and presents a certificate issued "
                 f"by {state['issuer']}, which is neither a step of rotating {old} to {new} nor where it starts. "
                 "Bring the host back to the CA in use (site.yml) or finish by hand; changing trust now could cut "
@@ -54,14 +52,14 @@ def rotation_plan(hosts, old, new):
         else:
             done_by_host[host] = phases
     if not hosts:
-        refusals.append(_refusal("no_hosts", "Refusing: the inventory names no hosts to rotate."))
+        refusals.append(refusal("no_hosts", "Refusing: the inventory names no hosts to rotate."))
     # Every host must finish a phase before any starts the next: a host that trusts only the new CA
     # while another still presents the old one's certificate would refuse it.
     for i, phase in enumerate(PHASES[1:], start=1):
         behind = sorted(h for h, done in done_by_host.items() if PHASES[i - 1] not in done)
         ahead = sorted(h for h, done in done_by_host.items() if phase in done)
         if behind and ahead:
-            refusals.append(_refusal("phase_order", (
+            refusals.append(refusal("phase_order", (
                 f"Refusing: {', '.join(ahead)} already {_WHAT[phase]} while {', '.join(behind)} not yet "
                 f"{_WHAT[PHASES[i - 1]]}. That is not a state this playbook makes; roll the hosts behind to "
                 f"'{PHASES[i - 1]}' by hand or restore the others' files before a rerun.")))

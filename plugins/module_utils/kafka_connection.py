@@ -171,6 +171,28 @@ def zk_client(params):
     return client
 
 
+def read_znode_acls(params, paths):
+    """The ACLs of znodes under the chroot: {path: [{scheme, id, perms: [names]}]}, absent paths left out."""
+    from kazoo.exceptions import NoNodeError
+    zk = zk_client(params)
+    try:
+        acls = {}
+        for path in paths:
+            try:
+                found, _ = zk.get_acls(path)
+            except NoNodeError:
+                continue
+            acls[path] = [{"scheme": a.id.scheme, "id": a.id.id, "perms": a.acl_list} for a in found]
+        return acls
+    finally:
+        zk.stop()
+
+
+def has_chroot(params):
+    """Whether zookeeper_connect names a chroot (host:port,.../chroot)."""
+    return "/" in params["zookeeper_connect"].strip("/")
+
+
 def endpoint_address(endpoint):
     """(host, port) of an advertised endpoint "LISTENER://host:port" (host lower-cased, IPv6 brackets
     dropped), or None when it has no port."""

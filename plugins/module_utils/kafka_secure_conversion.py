@@ -6,12 +6,14 @@ step every client that worked before still works (both listeners, both ZooKeeper
 quorum connection are open while anything still uses the old one). The PLAINTEXT listener and ZooKeeper's
 plaintext client port go only when asked for (remove_plaintext), last.
 
-A host's state is {"config": {key: value} of its server.properties or zoo.cfg, "restart_pending": bool}
-(kafka_identity.parse_properties reads the files).
+A host's state is {"config": {key: value} of its server.properties or zoo.cfg (running_config), "restart_pending":
+bool}.
 A host whose file changed but which did not restart yet runs the file minus its latest step: that step
 counts as not done, so a rerun rolls it. A playbook shows the plan, stops on a refusal and runs the steps.
 """
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_identity import parse_properties
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.security_exposures import EXPOSURES
 
 KAFKA, ZOOKEEPER = "kafka", "zookeeper"
@@ -39,9 +41,25 @@ _WHAT = {name: what for name, _, what in STEPS}
 PLAINTEXT_REMOVAL = ("kafka-plaintext-removed", "zookeeper-plaintext-removed")
 
 # Znodes whose ACLs show whether the existing tree was locked (the migrator walks all of Kafka's paths;
-# these two hold the SCRAM credentials and the topics' assignments).
+# these two hold the SCRAM credentials and the topics' assignments), and the chroot's own znode, which the
+# migrator leaves as it is (CHROOT, probed when the cluster has a chroot).
 ACL_PROBES = ("/config/users", "/brokers/topics")
+CHROOT = "/"
 _WORLD_WRITE = ("WRITE", "CREATE", "DELETE", "ADMIN", "ALL")
+
+
+# The keys broker_steps and zookeeper_steps read: the only ones a host's file gives the plan (no secrets among them).
+CONFIG_KEYS = {
+    KAFKA: ("listeners", "listener.security.protocol.map", "inter.broker.listener.name",
+            "security.inter.broker.protocol", "zookeeper.ssl.client.enable", "zookeeper.set.acl"),
+    ZOOKEEPER: ("clientPort", "secureClientPort", "portUnification", "sslQuorum"),
+}
+
+
+def running_config(kind, text):
+    """The plan's part of a host's server.properties or zoo.cfg text."""
+    config = parse_properties(text)
+    return {key: config[key] for key in CONFIG_KEYS[kind] if key in config}
 
 
 def _true(config, key):
@@ -106,10 +124,11 @@ def _running_steps(kind, state):
 def znodes_secured(acls):
     """Whether the probed znodes are locked: none grants anyone (world:anyone) more than reading.
 
-    acls: {path: [{"scheme", "id", "perms": [names]}]}; a missing path counts as not locked."""
+    acls: {path: [{"scheme", "id", "perms": [names]}]} of ACL_PROBES and, with a chroot, CHROOT; a missing
+    ACL_PROBES path counts as not locked."""
     if not acls or any(path not in acls for path in ACL_PROBES):
         return False
-    for path in ACL_PROBES:
+    for path in acls:
         for acl in acls[path]:
             if (acl["scheme"], acl["id"]) == ("world", "anyone") and set(acl["perms"]) & set(_WORLD_WRITE):
                 return False
@@ -121,10 +140,6 @@ def brokers_set_acls(brokers):
     return bool(brokers) and all("brokers-set-zookeeper-acls" in _running_steps(KAFKA, s) for s in brokers.values())
 
 
-def _refusal(rule, message):
-    return {"rule": rule, "message": message}
-
-
 def _out_of_order(kind, hosts):
     """Hosts that run a step without one before it that applies to their kind: not a state this plan makes."""
     refusals = []
@@ -134,7 +149,7 @@ def _out_of_order(kind, hosts):
         for i, name in enumerate(kind_steps):
             missing = [earlier for earlier in kind_steps[:i] if earlier not in done]
             if name in done and missing:
-                refusals.append(_refusal("step_order", (
+                refusals.append(refusal("step_order", (
                     f"Refusing: {host} runs '{name}' ({_WHAT[name]}) but not '{missing[0]}' "
                     f"({_WHAT[missing[0]]}). That is not a state this playbook makes, so it cannot tell which "
                     "clients still work; bring the host's configuration back to the open or the secured "
@@ -151,17 +166,17 @@ def conversion_plan(brokers, zookeepers, znode_acls=None, remove_plaintext=False
     Returns refusals, done, todo (in order, this run's), left_after (steps not taken by this run) and the
     sentence that says what the cluster accepts after it."""
     if stop_after is not None and stop_after not in STEP_NAMES:
-        return {"refusals": [_refusal("stop_after", (
+        return {"refusals": [refusal("stop_after", (
             f"Refusing: stop_after={stop_after!r} is not a step; the steps are {', '.join(STEP_NAMES)}."))],
             "done": [], "todo": [], "left_after": [], "after": ""}
     hosts = {KAFKA: brokers, ZOOKEEPER: zookeepers}
     refusals = _out_of_order(KAFKA, brokers) + _out_of_order(ZOOKEEPER, zookeepers)
     if stop_after in PLAINTEXT_REMOVAL and not remove_plaintext:
-        refusals.append(_refusal("stop_after", (
+        refusals.append(refusal("stop_after", (
             f"Refusing: stop_after={stop_after} removes a plaintext port, which happens only with "
             "remove_plaintext=true (every client must have moved to the secured ports first).")))
     if not brokers or not zookeepers:
-        refusals.append(_refusal("no_hosts", "Refusing: the inventory names no brokers or no ZooKeeper members."))
+        refusals.append(refusal("no_hosts", "Refusing: the inventory names no brokers or no ZooKeeper members."))
     wanted = [name for name in STEP_NAMES if remove_plaintext or name not in PLAINTEXT_REMOVAL]
     done = []
     for name in STEP_NAMES:
@@ -180,7 +195,8 @@ def after_sentence(steps):
     """What the cluster accepts once the given steps are done: the line the plan and the end of the run show."""
     steps = set(steps)
     kafka = ("SASL_SSL (SCRAM) only" if "kafka-plaintext-removed" in steps
-             else "SASL_SSL (SCRAM) and PLAINTEXT" if "secure-listeners" in steps else "PLAINTEXT only")
+             else "SASL_SSL (SCRAM), and PLAINTEXT as a super user" if "secure-listeners" in steps
+             else "PLAINTEXT only")
     zookeeper = ("TLS only" if "zookeeper-plaintext-removed" in steps
                  else "TLS and plaintext" if "zookeeper-tls-ports" in steps else "plaintext only")
     znodes = ("locked to the brokers' login" if "brokers-set-zookeeper-acls" in steps
@@ -197,8 +213,12 @@ def role_settings(steps):
     """The role variables a host renders once `steps` are done (given to the roles while a step is taken),
     and the exposures among them that the run accepts on purpose."""
     steps = set(steps)
+    plaintext_listener = "kafka-plaintext-removed" not in steps
     kafka = {
-        "kafka_plaintext_listener": "kafka-plaintext-removed" not in steps,
+        "kafka_plaintext_listener": plaintext_listener,
+        # The open cluster's clients and, until secure-inter-broker, the brokers themselves reach the others
+        # as User:ANONYMOUS through PLAINTEXT: they keep the access they had while the authorizer is on.
+        "kafka_plaintext_super_user": plaintext_listener,
         "kafka_inter_broker_listener": "BROKER" if "secure-inter-broker" in steps else "PLAINTEXT",
         "zookeeper_client_tls": "brokers-log-in-to-zookeeper" in steps,
         "kafka_zookeeper_set_acl": "brokers-set-zookeeper-acls" in steps,
@@ -220,3 +240,13 @@ def kit_connection(done):
     done = set(done)
     return {"kafka_client_security_protocol": "SASL_SSL" if "secure-listeners" in done else "PLAINTEXT",
             "zookeeper_client_tls": "zookeeper-tls-ports" in done}
+
+
+def step_settings(name):
+    """What secure_cluster.yml gives the hosts while it takes step `name` (every step before it is done): the
+    variables of the step's hosts (role_settings of the steps up to it, and the exposures they accept) and
+    the kit's connection (kit_connection of the steps before it)."""
+    index = STEP_NAMES.index(name)
+    settings = role_settings(STEP_NAMES[:index + 1])
+    hosts = dict(settings[KINDS[name]], kafka_security_exposures_accepted=settings["accepted"])
+    return {"kind": KINDS[name], "hosts": hosts, "kit": kit_connection(STEP_NAMES[:index])}

@@ -8,13 +8,16 @@ EXPOSURES = {
     "kafka_plaintext_listener": (True, (
         "the PLAINTEXT listener lets anyone who reaches kafka_plaintext_port produce and consume unencrypted, "
         "logged in as nobody (User:ANONYMOUS; the ACLs still apply)")),
+    "kafka_plaintext_super_user": (True, (
+        "every client of the PLAINTEXT listener (User:ANONYMOUS) is a super user: no ACL applies to it, as on an "
+        "open cluster")),
     "kafka_zookeeper_set_acl": (False, (
-        "without zookeeper.set.acl (or without a ZooKeeper login, zookeeper_sasl_username) Kafka's znodes stay "
-        "writable by any ZooKeeper client: topic assignments, configs (unclean election back on), SCRAM "
+        "without zookeeper.set.acl (or without a ZooKeeper login: zookeeper_sasl_username over TLS) Kafka's znodes "
+        "stay writable by any ZooKeeper client: topic assignments, configs (unclean election back on), SCRAM "
         "credentials")),
     "zookeeper_client_tls": (False, (
-        "brokers and the kit reach ZooKeeper unencrypted: every znode they read or write, SCRAM credentials "
-        "included, crosses the network in clear")),
+        "brokers and the kit reach ZooKeeper on its plaintext port, without a login: every znode they read or "
+        "write, SCRAM credentials included, crosses the network in clear")),
     "zookeeper_plaintext_client": (True, (
         "the plaintext client port lets any host talk to ZooKeeper unencrypted and without a certificate")),
     "zookeeper_quorum_tls": (False, (

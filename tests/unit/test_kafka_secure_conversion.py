@@ -39,8 +39,8 @@ def test_an_open_cluster_gets_every_step_but_the_plaintext_removal():
     assert plan["refusals"] == [] and plan["done"] == []
     assert plan["todo"] == [n for n in conv.STEP_NAMES if n not in conv.PLAINTEXT_REMOVAL]
     assert plan["left_after"] == []
-    assert plan["after"] == ("Kafka clients: SASL_SSL (SCRAM) and PLAINTEXT; ZooKeeper clients: TLS and plaintext; "
-                             "Kafka's znodes: locked to the brokers' login.")
+    assert plan["after"] == ("Kafka clients: SASL_SSL (SCRAM), and PLAINTEXT as a super user; "
+                             "ZooKeeper clients: TLS and plaintext; Kafka's znodes: locked to the brokers' login.")
 
 
 def test_remove_plaintext_adds_the_two_removals_last():
@@ -85,7 +85,7 @@ def test_stop_after_takes_the_steps_up_to_it():
     assert plan["todo"] == ["secure-listeners", "secure-inter-broker", "zookeeper-tls-ports"]
     assert plan["left_after"][0] == "zookeeper-tls-quorum"
     assert plan["after"].startswith(
-        "Kafka clients: SASL_SSL (SCRAM) and PLAINTEXT; ZooKeeper clients: TLS and plaintext;")
+        "Kafka clients: SASL_SSL (SCRAM), and PLAINTEXT as a super user; ZooKeeper clients: TLS and plaintext;")
 
 
 def test_stop_after_a_step_already_done_takes_nothing():
@@ -141,6 +141,9 @@ def test_znodes_secured_needs_every_probe_and_no_world_write():
     assert not conv.znodes_secured(OPEN_ACLS)
     assert not conv.znodes_secured({"/config/users": LOCKED["/config/users"]})
     assert not conv.znodes_secured(None)
+    # The chroot's own znode, which Kafka's migrator leaves open, counts when it was read.
+    assert not conv.znodes_secured({**LOCKED, conv.CHROOT: OPEN_ACLS["/config/users"]})
+    assert conv.znodes_secured({**LOCKED, conv.CHROOT: LOCKED["/config/users"]})
 
 
 def test_describe_names_the_kind_of_host():
@@ -151,12 +154,14 @@ def test_describe_names_the_kind_of_host():
 
 def test_role_settings_of_an_open_cluster_accept_every_exposure_it_has():
     settings = conv.role_settings([])
-    assert settings["kafka"] == {"kafka_plaintext_listener": True, "kafka_inter_broker_listener": "PLAINTEXT",
-                                 "zookeeper_client_tls": False, "kafka_zookeeper_set_acl": False}
+    assert settings["kafka"] == {"kafka_plaintext_listener": True, "kafka_plaintext_super_user": True,
+                                 "kafka_inter_broker_listener": "PLAINTEXT", "zookeeper_client_tls": False,
+                                 "kafka_zookeeper_set_acl": False}
     assert settings["zookeeper"] == {"zookeeper_plaintext_client": True, "zookeeper_quorum_tls": False,
                                      "zookeeper_quorum_port_unification": False}
-    assert settings["accepted"] == ["kafka_plaintext_listener", "kafka_zookeeper_set_acl", "zookeeper_client_tls",
-                                    "zookeeper_plaintext_client", "zookeeper_quorum_tls"]
+    assert settings["accepted"] == ["kafka_plaintext_listener", "kafka_plaintext_super_user",
+                                    "kafka_zookeeper_set_acl", "zookeeper_client_tls", "zookeeper_plaintext_client",
+                                    "zookeeper_quorum_tls"]
 
 
 def test_role_settings_follow_zookeepers_three_quorum_rolls():
@@ -174,8 +179,8 @@ def test_role_settings_of_every_step_are_the_secure_defaults_with_nothing_accept
     assert settings["accepted"] == []
     assert settings["kafka"]["kafka_inter_broker_listener"] == "BROKER"
     # Without the plaintext removal, the two plaintext ports stay, accepted on purpose.
-    assert conv.role_settings(conv.STEP_NAMES[:-2])["accepted"] == ["kafka_plaintext_listener",
-                                                                    "zookeeper_plaintext_client"]
+    assert conv.role_settings(conv.STEP_NAMES[:-2])["accepted"] == [
+        "kafka_plaintext_listener", "kafka_plaintext_super_user", "zookeeper_plaintext_client"]
 
 
 def test_role_settings_render_what_broker_steps_and_zookeeper_steps_read_back():
@@ -206,3 +211,17 @@ def test_the_kit_moves_to_the_secured_side_once_every_host_offers_it():
     assert conv.kit_connection([]) == {"kafka_client_security_protocol": "PLAINTEXT", "zookeeper_client_tls": False}
     assert conv.kit_connection(["secure-listeners", "secure-inter-broker", "zookeeper-tls-ports"]) == {
         "kafka_client_security_protocol": "SASL_SSL", "zookeeper_client_tls": True}
+
+
+def test_each_step_gives_its_hosts_the_settings_up_to_it_and_the_kit_the_connection_before_it():
+    first = conv.step_settings("secure-listeners")
+    assert first["kind"] == "kafka"
+    assert first["hosts"]["kafka_inter_broker_listener"] == "PLAINTEXT"
+    assert "SASL_SSL" not in first["kit"].values()  # the gates reach every broker, the old ones too
+    login = conv.step_settings("brokers-log-in-to-zookeeper")
+    assert login["hosts"]["zookeeper_client_tls"] and login["kit"]["zookeeper_client_tls"]
+    assert login["kit"]["kafka_client_security_protocol"] == "SASL_SSL"
+    ports = conv.step_settings("zookeeper-tls-ports")
+    assert ports["kind"] == "zookeeper" and not ports["kit"]["zookeeper_client_tls"]
+    assert "zookeeper_quorum_port_unification" in ports["hosts"]["kafka_security_exposures_accepted"]
+    assert conv.step_settings("zookeeper-plaintext-removed")["hosts"]["kafka_security_exposures_accepted"] == []

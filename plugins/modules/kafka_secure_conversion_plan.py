@@ -1,0 +1,95 @@
+#!/usr/bin/python
+"""Ansible module: the plan of converting an open cluster to the secured one, from what every host runs."""
+
+DOCUMENTATION = r"""
+module: kafka_secure_conversion_plan
+short_description: Decide which steps of secure_cluster.yml are done and which this run takes
+description:
+  - Applies the rules of plugins/module_utils/kafka_secure_conversion.py to the configuration every broker and
+    ZooKeeper member runs (the roles' running_config tasks read it). Once every broker creates znodes with
+    ACLs, it also reads the ACLs of Kafka's znodes from ZooKeeper, to tell whether the existing ones were
+    locked. Returns C(refusals) (each with its rule and a message) and the plan; it never fails on a refusal,
+    so the playbook shows the plan and then stops. Read-only; runs in check mode.
+extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
+options:
+  brokers:
+    description: Inventory host -> C({config, restart_pending}) of every broker (kafka_running_config).
+    type: dict
+    required: true
+  zookeepers:
+    description: Inventory host -> C({config, restart_pending}) of every member (zookeeper_running_config).
+    type: dict
+    required: true
+  remove_plaintext:
+    description: Also take the steps that remove the PLAINTEXT listener and ZooKeeper's plaintext client port.
+    type: bool
+    default: false
+  stop_after: {description: The last step this run takes (default - every step left)., type: str}
+author: Kafka ops toolkit
+"""
+
+EXAMPLES = r"""
+- name: Plan
+  kafkaops.toolkit.kafka_secure_conversion_plan:
+    brokers: {kafka1: {config: {listeners: "PLAINTEXT://0.0.0.0:9092"}, restart_pending: false}}
+    zookeepers: {zk1: {config: {clientPort: "2181"}, restart_pending: false}}
+  register: plan
+"""
+
+RETURN = r"""
+refusals: {description: "[{rule, message}], empty when the run may go on.", returned: always, type: list}
+done: {description: The steps every host runs., returned: always, type: list}
+todo: {description: The steps this run takes, in order., returned: always, type: list}
+left_after: {description: The steps left after this run., returned: always, type: list}
+after: {description: What the cluster accepts after this run, in a sentence., returned: always, type: str}
+plan: {description: The steps this run takes, in lines for people., returned: always, type: list}
+kinds: {description: "Step -> the kind of host it changes (kafka or zookeeper).", returned: always, type: dict}
+hosts_by_step:
+  description: Step -> the hosts it changes (all of its kind), for each step this run takes.
+  returned: always
+  type: dict
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.parsing.convert_bool import boolean
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_secure_conversion as conversion
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
+    CONNECTION_ARGS,
+    has_chroot,
+    read_znode_acls,
+)
+
+
+def _states(hosts):
+    return {host: {"config": state["config"], "restart_pending": boolean(state["restart_pending"])}
+            for host, state in hosts.items()}
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            CONNECTION_ARGS,
+            brokers=dict(type="dict", required=True),
+            zookeepers=dict(type="dict", required=True),
+            remove_plaintext=dict(type="bool", default=False),
+            stop_after=dict(type="str")),
+        supports_check_mode=True)
+    p = module.params
+    brokers, zookeepers = _states(p["brokers"]), _states(p["zookeepers"])
+    acls = None
+    if conversion.brokers_set_acls(brokers):
+        paths = conversion.ACL_PROBES + ((conversion.CHROOT,) if has_chroot(p) else ())
+        try:
+            acls = read_znode_acls(p, paths)
+        except Exception as exc:
+            module.fail_json(msg=f"cannot read the ACLs of Kafka's znodes from {p['zookeeper_connect']}: {exc}")
+    plan = conversion.conversion_plan(brokers, zookeepers, znode_acls=acls, remove_plaintext=p["remove_plaintext"],
+                                      stop_after=p["stop_after"])
+    hosts = {conversion.KAFKA: sorted(brokers), conversion.ZOOKEEPER: sorted(zookeepers)}
+    module.exit_json(changed=False, plan=[conversion.describe(name) for name in plan["todo"]], kinds=conversion.KINDS,
+                     hosts_by_step={name: hosts[conversion.KINDS[name]] for name in plan["todo"]}, **plan)
+
+
+if __name__ == "__main__":
+    main()

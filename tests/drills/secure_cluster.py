@@ -1,0 +1,153 @@
+"""Drill: secure_cluster.yml takes an open cluster to the secured one under an acks=all canary, without loss.
+
+On a fresh lab: the cluster as the previous version of the roles deployed it (git archive OPEN_COMMIT: PLAINTEXT
+listener, plaintext ZooKeeper, no ACLs), a canary topic, a before snapshot; then the canary writes on PLAINTEXT
+while the first step adds the secured listeners, and on SASL_SSL (same ledger, same topic, the keys going on)
+through every other step, PLAINTEXT removal last. After each run the same command runs again and must change
+nothing; after the last, site.yml must change nothing either (the converted cluster is the one the roles
+deploy), and tests/integration/test_security.py must pass on it as on a fresh deploy. The Spark validator
+(validate_recovery.yml) then checks the ledger against the cluster.
+
+Fails (exit 1) on: a failed playbook, a rerun that changed something, a failed send, a lost record. Prints the
+figures (acknowledged, failed, lost, each run's wall time) and writes them to .cache/drills/secure-cluster.json.
+
+Run: make security-drills   (takes the lab down and up: about 40 minutes)
+"""
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+
+REPO = pathlib.Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(REPO))
+
+from canary import Canary, ensure_topic  # noqa: E402
+from lab import cluster_settings  # noqa: E402
+
+OPEN_COMMIT = "7881921"  # the last commit whose roles deploy an open cluster
+WORK = REPO / ".cache" / "drills" / "secure-cluster"
+RATE = 200  # canary records per second
+OPEN_CONNECTION = ["-e", "kafka_client_security_protocol=PLAINTEXT", "-e", "zookeeper_client_tls=false"]
+
+
+def run(command, cwd=REPO, env=None):
+    print(f"$ {' '.join(command)}", flush=True)
+    started = time.monotonic()
+    proc = subprocess.run(command, cwd=cwd, env=env or dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")),
+                          capture_output=True, text=True)
+    (WORK / "logs").mkdir(parents=True, exist_ok=True)
+    with open(WORK / "logs" / "commands.log", "a", encoding="utf-8") as log:
+        log.write(f"$ {' '.join(command)}\n{proc.stdout}{proc.stderr}\n")
+    if proc.returncode:
+        sys.exit(f"failed ({proc.returncode}): {' '.join(command)}\n{proc.stdout[-5000:]}{proc.stderr[-2000:]}")
+    return proc, time.monotonic() - started
+
+
+def changed_hosts(output):
+    """Hosts whose PLAY RECAP counts a change."""
+    return [m.group(1) for m in re.finditer(r"^(\S+)\s+: ok=\d+\s+changed=(\d+)", output, re.M) if m.group(2) != "0"]
+
+
+def deploy_open_cluster():
+    """The previous roles' site.yml, from their own checkout (its collection link points at itself)."""
+    old = WORK / "open-roles"
+    shutil.rmtree(old, ignore_errors=True)
+    old.mkdir(parents=True)
+    subprocess.run(f"git -C {REPO} archive {OPEN_COMMIT} | tar -x -C {old}", shell=True, check=True)
+    (old / ".cache").mkdir()
+    (old / ".cache" / "kafka").symlink_to(REPO / ".cache" / "kafka")
+    link = old / ".cache" / "collections" / "ansible_collections" / "kafkaops" / "toolkit"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(old)
+    _, seconds = run(["ansible-playbook", "playbooks/site.yml"], cwd=old,
+                     env=dict(os.environ, ANSIBLE_CONFIG=str(old / "ansible.cfg")))
+    return seconds
+
+
+def open_client_config():
+    """librdkafka settings of the open cluster, derived by the connection role (PLAINTEXT listener)."""
+    path = WORK / "open-client-settings.json"
+    run(["ansible-playbook", "playbooks/client_settings.yml", "-e", f"client_settings_path={path}", *OPEN_CONNECTION])
+    return json.loads(path.read_text())["kafka"]
+
+
+def convert(label, *extra):
+    """secure_cluster.yml, then the same command again, which must change nothing."""
+    _, seconds = run(["ansible-playbook", "playbooks/secure_cluster.yml", *extra])
+    print(f"{label}: {seconds:.0f} s", flush=True)
+    rerun, _ = run(["ansible-playbook", "playbooks/secure_cluster.yml", *extra])
+    changed = changed_hosts(rerun.stdout)
+    assert not changed, f"{label}: the rerun changed {changed}"
+    return {"run": label, "seconds": round(seconds), "rerun_changed": changed}
+
+
+def main():
+    started = time.monotonic()
+    shutil.rmtree(WORK, ignore_errors=True)
+    WORK.mkdir(parents=True)
+    run([sys.executable, "-m", "lab", "down"])
+    run([sys.executable, "-m", "lab", "up"])
+    figures = {"open_deploy_s": round(deploy_open_cluster()), "runs": []}
+
+    plaintext = open_client_config()
+    topic = f"drill-secure-{uuid.uuid4().hex[:6]}"
+    ensure_topic(plaintext, topic, partitions=6, replication_factor=3)
+    ledger, failed = WORK / "ledger.jsonl", WORK / "failed.jsonl"
+    canary = Canary(plaintext, topic, ledger, failed, rate=RATE).start()
+    time.sleep(10)  # data in every partition before the snapshot
+    snapshots = WORK / "snapshots"
+    run(["ansible-playbook", "playbooks/snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}", *OPEN_CONNECTION])
+    before = max(snapshots.glob("*/*/cluster.json")).parent
+
+    figures["runs"].append(convert("secure-listeners (canary on PLAINTEXT)", "-e", "stop_after=secure-listeners"))
+    assert canary.stop() == 0, "PLAINTEXT canary: records never reported"
+    figures["plaintext"] = canary.summary()
+
+    secured = cluster_settings.kafka_config()
+    canary = Canary(secured, topic, ledger, failed, rate=RATE, first_seq=figures["plaintext"]["sent"]).start()
+    try:
+        figures["runs"].append(convert("every step but the plaintext removal (canary on SASL_SSL)"))
+        figures["runs"].append(convert("remove_plaintext (canary on SASL_SSL)", "-e", "remove_plaintext=true"))
+        site, seconds = run(["ansible-playbook", "playbooks/site.yml"])
+        figures["site_after_changed"] = changed_hosts(site.stdout)
+    finally:
+        assert canary.stop() == 0, "SASL_SSL canary: records never reported"
+    figures["sasl_ssl"] = canary.summary()
+
+    report = WORK / "report"
+    validated = subprocess.run(
+        ["ansible-playbook", "playbooks/validate_recovery.yml", "-e", f"before_snapshot={before}", "-e",
+         f"ledger={ledger}", "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={report}"],
+        cwd=REPO, capture_output=True, text=True, env=dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")))
+    result = json.loads((report / "result.json").read_text())
+    figures.update(acked=figures["plaintext"]["acked"] + figures["sasl_ssl"]["acked"],
+                   failed=figures["plaintext"]["failed"] + figures["sasl_ssl"]["failed"],
+                   lost=result["lost_records_total"], verdict=result["verdict"], validator_exit=validated.returncode)
+    # The converted cluster passes the checks a freshly deployed one passes (no PLAINTEXT port, wrong passwords
+    # and users without ACLs refused, znodes locked, file modes).
+    security_tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                     "tests/integration/test_security.py"], cwd=REPO, capture_output=True, text=True)
+    figures["security_tests"] = security_tests.stdout.strip().splitlines()[-1:]
+    figures["drill_s"] = round(time.monotonic() - started)
+    (WORK.parent / "secure-cluster.json").write_text(json.dumps(figures, indent=2) + "\n")
+    print(json.dumps(figures, indent=2))
+    problems = [f"{figures['failed']} failed sends"] if figures["failed"] else []
+    problems += [f"{figures['lost']} lost records (validator: {result['verdict']})"] if figures["lost"] else []
+    problems += [f"validate_recovery.yml exited {validated.returncode}"] if validated.returncode else []
+    problems += [f"site.yml after the conversion changed {figures['site_after_changed']}"] \
+        if figures["site_after_changed"] else []
+    problems += [f"tests/integration/test_security.py: {security_tests.stdout[-3000:]}"] \
+        if security_tests.returncode else []
+    if problems:
+        sys.exit("drill failed: " + "; ".join(problems))
+    print("drill passed: nothing lost, no failed send, every rerun and site.yml changed nothing")
+
+
+if __name__ == "__main__":
+    main()
