@@ -225,3 +225,11 @@ def test_each_step_gives_its_hosts_the_settings_up_to_it_and_the_kit_the_connect
     assert ports["kind"] == "zookeeper" and not ports["kit"]["zookeeper_client_tls"]
     assert "zookeeper_quorum_port_unification" in ports["hosts"]["kafka_security_exposures_accepted"]
     assert conv.step_settings("zookeeper-plaintext-removed")["hosts"]["kafka_security_exposures_accepted"] == []
+
+
+def test_a_hosts_file_gives_the_plan_its_keys_only():
+    server_properties = ("# comment\nlisteners=PLAINTEXT://0.0.0.0:9092\nzookeeper.set.acl=true\n"
+                         "listener.name.client.scram-sha-512.sasl.jaas.config=... password=\"secret\";\n")
+    assert conv.running_config("kafka", server_properties) == {
+        "listeners": "PLAINTEXT://0.0.0.0:9092", "zookeeper.set.acl": "true"}
+    assert conv.running_config("zookeeper", "clientPort=2181\ndataDir=/var/lib/zookeeper\n") == {"clientPort": "2181"}
