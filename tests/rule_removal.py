@@ -162,6 +162,11 @@ RULES = [
          'replacement_endpoint: ["{{ ansible_host }}", "{{ kafka_port }}"]',
          [T + "test_recovery_playbooks.py::test_replace_a_powered_off_broker_under_load_loses_nothing"],
          heal="kafka4"),
+    Rule("secure-unknown-step", "secure_cluster.yml refuses a stop_after that names no step",
+         "plugins/module_utils/kafka_secure_conversion.py",
+         "    if stop_after is not None and stop_after not in STEP_NAMES:\n",
+         "    if False:\n",
+         [T + "test_secure_cluster.py::test_a_step_that_does_not_exist_is_refused_and_nothing_changes"]),
 ]
 
 
