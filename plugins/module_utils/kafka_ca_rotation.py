@@ -76,6 +76,14 @@ def truststore(phase_done, old_pem, new_pem):
     return [new_pem] if phase_done == "drop-old" else [old_pem, new_pem]
 
 
+def presented_chain(phase_done, leaf, cross_signed_new):
+    """The certificates a host presents once phase_done is done: from 'reissue' on, its certificate from the new
+    CA, and until 'drop-old' also the new CA cross-signed by the old one, so that a client still trusting only
+    the old CA verifies it (leaf -> new CA signed by the old -> old CA) until the last phase, as the issue asks;
+    a client trusting the new CA stops at the new CA it trusts."""
+    return [leaf, cross_signed_new] if phase_done == "reissue" else [leaf]
+
+
 def describe(phase):
     """A phase as the plan shows it."""
     return f"{phase}: every host {_WHAT[phase]}"

@@ -74,5 +74,14 @@ def test_truststore_per_phase():
     assert rot.truststore("drop-old", "O", "N") == ["N"]
 
 
+def test_the_new_ca_cross_signed_by_the_old_is_presented_only_between_reissue_and_drop_old():
+    # Before the reissue the certificate is the old CA's: nothing to bridge; after drop-old no client may
+    # trust the old CA alone any more.
+    assert rot.presented_chain(None, "leaf", "X") == ["leaf"]
+    assert rot.presented_chain("trust-both", "leaf", "X") == ["leaf"]
+    assert rot.presented_chain("reissue", "leaf", "X") == ["leaf", "X"]
+    assert rot.presented_chain("drop-old", "leaf", "X") == ["leaf"]
+
+
 def test_describe():
     assert rot.describe("drop-old") == "drop-old: every host trusts the new CA only"
