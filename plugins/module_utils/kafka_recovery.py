@@ -28,7 +28,7 @@ def _describe_endpoints(broker):
     return ", ".join(f"{h}:{p}" for h, p in sorted(registered_endpoints(broker))) or "an unknown endpoint"
 
 
-def uncleanrefusal(state, what):
+def unclean_refusal(state, what):
     if not state.get("unclean_election"):
         return []
     return [refusal("unclean_leader_election", (
@@ -52,7 +52,7 @@ def replace_decision(state, request):
     replacement = request["replacement_host"]
     host, port = request["replacement_endpoint"]
     what = f"replace broker {failed_id}"
-    refusals = uncleanrefusal(state, what)
+    refusals = unclean_refusal(state, what)
     registered = state["brokers"].get(failed_id)
     rerun = registered is not None and advertises(registered, host, port)
     live_elsewhere = registered is not None and not rerun
@@ -124,7 +124,7 @@ def rebuild_decision(state, request):
     """
     broker_id, host = request["broker_id"], request["host"]
     what = f"rebuild broker {broker_id} ({host})"
-    refusals = uncleanrefusal(state, what)
+    refusals = unclean_refusal(state, what)
     stop = kafka_state.stop_check(state, broker_id)
     if stop["only_in_sync_replica"]:
         refusals.append(refusal("only_in_sync_copy", (
