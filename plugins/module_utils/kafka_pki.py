@@ -75,12 +75,12 @@ def reissue_reasons(cert, csr, ca, now, renew_before_days):
                        f"{', '.join(csr['subject_alt_name'] or ['(none)'])}")
     if any(cert[field] != csr[field] for field in REQUESTED):
         reasons.append("its subject or usages changed")
-    if not _issued_by(cert, ca):
+    if not issued_by(cert, ca):
         reasons.append("the current CA did not issue it")
     return reasons
 
 
-def _issued_by(cert, ca):
+def issued_by(cert, ca):
     """Whether ca issued cert: the issuer's name, and its key identifier when the CA has one (a CA remade under
     the same name differs there)."""
     return cert["issuer_ordered"] == ca["subject_ordered"] and (
@@ -97,11 +97,12 @@ def _covers(san, name):
             and host.split(".", 1)[1].lower() == pattern[2:].lower())
 
 
-def tls_file_problems(host, cert, key, ca, names, now):
-    """Why a host's TLS files (cert: its certificate, key: its private key, ca: the CA of the truststore, as
+def tls_file_problems(host, cert, key, cas, names, now):
+    """Why a host's TLS files (cert: its certificate, key: its private key, cas: the CAs of the truststore, as
     community.crypto's info filters read them) must not be installed, [] when they may: names (what clients
     reach it by: its advertised name, its address) not all covered by the certificate's SANs, a certificate
-    not valid at now, a key that is not the certificate's, a certificate the truststore's CA did not issue."""
+    not valid at now, a key that is not the certificate's, a certificate no CA of the truststore issued (during
+    a CA rotation the truststore holds two)."""
     problems = []
     own = cert["subject_alt_name"] or []
     missing = [name for name in sans(names) if not any(_covers(san, name) for san in own)]
@@ -114,11 +115,12 @@ def tls_file_problems(host, cert, key, ca, names, now):
         problems.append(f"the certificate of {host} expired {cert['not_after']}")
     if key["public_key"] != cert["public_key"]:
         problems.append(f"the private key of {host} is not the key of its certificate")
-    if not _issued_by(cert, ca):
+    if not any(issued_by(cert, ca) for ca in cas):
         problems.append(f"the certificate of {host} was not issued by the CA of its truststore "
-                        f"({_name(ca['subject_ordered'])}; issuer: {_name(cert['issuer_ordered'])})")
+                        f"({'; '.join(distinguished_name(ca['subject_ordered']) for ca in cas) or 'none'}; "
+                        f"issuer: {distinguished_name(cert['issuer_ordered'])})")
     return problems
 
 
-def _name(ordered):
+def distinguished_name(ordered):
     return ",".join(f"{k}={v}" for k, v in ordered or []) or "(empty)"

@@ -177,35 +177,41 @@ KEY = {"public_key": "HOST-KEY"}
 
 
 def test_files_that_fit_the_host_are_installed():
-    assert tls_file_problems("kafka-a", INSTALLED, KEY, CA, ["kafka-a.example.test", "192.0.2.11"], NOW) == []
+    assert tls_file_problems("kafka-a", INSTALLED, KEY, [CA], ["kafka-a.example.test", "192.0.2.11"], NOW) == []
 
 
 def test_a_certificate_must_cover_every_name_the_host_is_reached_by():
     names = ["kafka-b.example.test", "192.0.2.11", "10.0.0.1"]
-    assert tls_file_problems("kafka-a", INSTALLED, KEY, CA, names, NOW) == [
+    assert tls_file_problems("kafka-a", INSTALLED, KEY, [CA], names, NOW) == [
         "the certificate of kafka-a does not cover DNS:kafka-b.example.test, IP:10.0.0.1 (its names: "
         "DNS:kafka-a.example.test, DNS:kafka-a, IP:192.0.2.11)"]
     wildcard = {**INSTALLED, "subject_alt_name": ["DNS:*.example.test"]}
-    assert tls_file_problems("kafka-a", wildcard, KEY, CA, ["kafka-b.example.test"], NOW) == []
-    assert tls_file_problems("kafka-a", wildcard, KEY, CA, ["a.b.example.test"], NOW)  # one label only
+    assert tls_file_problems("kafka-a", wildcard, KEY, [CA], ["kafka-b.example.test"], NOW) == []
+    assert tls_file_problems("kafka-a", wildcard, KEY, [CA], ["a.b.example.test"], NOW)  # one label only
 
 
 def test_a_certificate_outside_its_validity_is_refused():
-    assert tls_file_problems("h", {**INSTALLED, "not_before": "20250601120001Z"}, KEY, CA, [], NOW) == [
+    assert tls_file_problems("h", {**INSTALLED, "not_before": "20250601120001Z"}, KEY, [CA], [], NOW) == [
         "the certificate of h is not valid before 20250601120001Z"]
-    assert tls_file_problems("h", {**INSTALLED, "not_after": "20250601120000Z"}, KEY, CA, [], NOW) == [
+    assert tls_file_problems("h", {**INSTALLED, "not_after": "20250601120000Z"}, KEY, [CA], [], NOW) == [
         "the certificate of h expired 20250601120000Z"]
 
 
 def test_a_key_that_is_not_the_certificates_is_refused():
-    assert tls_file_problems("h", INSTALLED, {"public_key": "OTHER"}, CA, [], NOW) == [
+    assert tls_file_problems("h", INSTALLED, {"public_key": "OTHER"}, [CA], [], NOW) == [
         "the private key of h is not the key of its certificate"]
 
 
 def test_a_certificate_from_another_ca_than_the_truststores_is_refused():
     other = {**CA, "subject_ordered": [["commonName", "Other CA"]], "subject_key_identifier": "cc:dd"}
-    assert tls_file_problems("h", INSTALLED, KEY, other, [], NOW) == [
+    assert tls_file_problems("h", INSTALLED, KEY, [other], [], NOW) == [
         "the certificate of h was not issued by the CA of its truststore (commonName=Other CA; "
         "issuer: commonName=Kafka cluster CA)"]
     same_name = {**CA, "subject_key_identifier": "cc:dd"}  # a CA remade under the same name
-    assert tls_file_problems("h", INSTALLED, KEY, same_name, [], NOW)
+    assert tls_file_problems("h", INSTALLED, KEY, [same_name], [], NOW)
+
+
+def test_during_a_ca_rotation_a_certificate_from_either_ca_of_the_truststore_is_installed():
+    other = {**CA, "subject_ordered": [["commonName", "Next CA"]], "subject_key_identifier": "cc:dd"}
+    assert tls_file_problems("h", INSTALLED, KEY, [other, CA], [], NOW) == []
+    assert tls_file_problems("h", INSTALLED, KEY, [other], [], NOW)

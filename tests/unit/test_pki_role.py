@@ -14,6 +14,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from cryptography.x509.verification import PolicyBuilder, Store, VerificationError
 
 from lab.config import REPO, ROOT
 
@@ -31,13 +32,26 @@ PLAYBOOK = """\
 """
 
 
-def run_role(tmp_path, *, check=False, host_vars=None, **role_vars):
+NEXT_CA_PLAYBOOK = """\
+- name: Make the next CA as rotate_ca.yml does
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Make it
+      ansible.builtin.include_role:
+        name: kafkaops.toolkit.pki
+        tasks_from: next_ca
+"""
+
+
+def run_role(tmp_path, *, check=False, host_vars=None, playbook=PLAYBOOK, fails=False, **role_vars):
     """ansible-playbook with the role on HOSTS (plus host_vars per host) and role_vars as extra vars.
-    Returns the recap's changed count per host and what the role showed per host."""
+    Returns the recap's changed count per host and what the role showed per host (with fails, the output of
+    the run, which must fail)."""
     inventory = {"all": {"hosts": {host: {"ansible_connection": "local", **names, **(host_vars or {}).get(host, {})}
                                    for host, names in HOSTS.items()}}}
     (tmp_path / "inventory.yml").write_text(json.dumps(inventory))  # JSON is YAML
-    (tmp_path / "play.yml").write_text(PLAYBOOK)
+    (tmp_path / "play.yml").write_text(playbook)
     (tmp_path / "vars.json").write_text(json.dumps({"kafka_pki_dir": str(tmp_path / "pki"), **role_vars}))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_")}
     env.update(ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
@@ -45,6 +59,9 @@ def run_role(tmp_path, *, check=False, host_vars=None, **role_vars):
     args = [os.path.join(BIN, "ansible-playbook"), "-i", "inventory.yml", "play.yml", "-e", "@vars.json"]
     proc = subprocess.run(args + (["--check"] if check else []), cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=300)
+    if fails:
+        assert proc.returncode != 0
+        return proc.stdout + proc.stderr
     assert proc.returncode == 0, f"failed: {failures(proc.stdout) or proc.stdout[-3000:]}\n{proc.stderr}"
     result = json.loads(proc.stdout)
     shown = {host: outcome["msg"] for play in result["plays"] for task in play["tasks"]
@@ -89,6 +106,19 @@ def days(n):
 
 def files(directory):
     return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def verifies(chain_pem, trusted, host):
+    """Whether a TLS client trusting only the CA certificates `trusted` accepts the chain a host presents
+    (cryptography's verifier, which enforces path length constraints as OpenSSL does)."""
+    chain = x509.load_pem_x509_certificates(chain_pem)
+    verifier = PolicyBuilder().store(Store(trusted)).build_server_verifier(
+        x509.DNSName(HOSTS[host]["kafka_advertised_host"]))
+    try:
+        verifier.verify(chain[0], chain[1:])
+        return True
+    except VerificationError:
+        return False
 
 
 def make_user_ca(directory, passphrase):
@@ -209,6 +239,55 @@ def test_a_ca_the_user_brings_is_used_and_never_replaced(tmp_path):
         assert (pki / "hosts" / host / "ca.pem").read_bytes() == brought["ca.crt"]
         assert "did not issue it" in shown[host] and changed[host] > 0
     assert passphrase not in output
+
+
+def test_a_ca_rotation_changes_trust_then_certificates_then_trust_and_the_chain_bridges_old_clients(tmp_path):
+    pki = tmp_path / "pki"
+    run_role(tmp_path)
+    old = cert(pki / "ca" / "cert.pem")
+    assert old.extensions.get_extension_for_class(x509.BasicConstraints).value.path_length == 1
+    before = {host: (pki / "hosts" / host / "cert.pem").read_bytes() for host in HOSTS}
+
+    run_role(tmp_path, playbook=NEXT_CA_PLAYBOOK)
+    new, cross = cert(pki / "ca-next" / "cert.pem"), cert(pki / "ca-next" / "cross-signed.pem")
+    assert new.subject != old.subject and new.subject == new.issuer  # its own name, self-signed
+    cross.verify_directly_issued_by(old)  # the next CA's name and key, signed by the old CA
+    assert cross.subject == new.subject and cross.public_key() == new.public_key()
+    made = files(pki / "ca-next")
+    run_role(tmp_path, playbook=NEXT_CA_PLAYBOOK)
+    assert files(pki / "ca-next") == made  # kept once made
+
+    # While ca-next exists, only a rotation's phase may issue or set trust.
+    assert "A CA rotation is under way" in run_role(tmp_path, fails=True)
+
+    pem = {name: (pki / name / "cert.pem").read_bytes() for name in ("ca", "ca-next")}
+    run_role(tmp_path, kafka_pki_ca_rotation_phase="trust-both")
+    for host in HOSTS:
+        host_dir = pki / "hosts" / host
+        assert (host_dir / "ca.pem").read_bytes() == pem["ca"] + pem["ca-next"]
+        assert (host_dir / "cert.pem").read_bytes() == before[host] == (host_dir / "chain.pem").read_bytes()
+
+    changed, shown, _ = run_role(tmp_path, kafka_pki_ca_rotation_phase="reissue")
+    for host in HOSTS:
+        host_dir = pki / "hosts" / host
+        issued = cert(host_dir / "cert.pem")
+        issued.verify_directly_issued_by(new)
+        assert "the current CA did not issue it" in shown[host]
+        assert (host_dir / "chain.pem").read_bytes() == (host_dir / "cert.pem").read_bytes() + cross.public_bytes(
+            serialization.Encoding.PEM)
+        assert (host_dir / "ca.pem").read_bytes() == pem["ca"] + pem["ca-next"]
+        # A client that trusts only the old CA still accepts the host (through the cross-signed next CA).
+        assert verifies((host_dir / "chain.pem").read_bytes(), [old], host)
+        assert verifies((host_dir / "chain.pem").read_bytes(), [new], host)
+    reissued = {host: (pki / "hosts" / host / "cert.pem").read_bytes() for host in HOSTS}
+
+    changed, _, _ = run_role(tmp_path, kafka_pki_ca_rotation_phase="drop-old")
+    for host in HOSTS:
+        host_dir = pki / "hosts" / host
+        assert (host_dir / "ca.pem").read_bytes() == pem["ca-next"]
+        assert (host_dir / "cert.pem").read_bytes() == reissued[host] == (host_dir / "chain.pem").read_bytes()
+        assert verifies((host_dir / "chain.pem").read_bytes(), [new], host)
+        assert not verifies((host_dir / "chain.pem").read_bytes(), [old], host)  # the old CA is gone
 
 
 def test_the_lab_keeps_its_pki_under_the_lab_root():
