@@ -15,9 +15,10 @@ class AckedProducer:
     """Writes numbered messages with acks=all and idempotence; remembers what was acknowledged and
     which deliveries failed. start() writes in a thread at about `rate` messages/s until stop()."""
 
-    def __init__(self, bootstrap_servers, topic, rate=500):
+    def __init__(self, bootstrap_servers, topic, rate=500, config=None):
+        """config: librdkafka settings over the lab's (for example another ssl.ca.location)."""
         self.topic, self.rate = topic, rate
-        self.producer = Producer(kafka_config(bootstrap_servers) | {"acks": "all",
+        self.producer = Producer(kafka_config(bootstrap_servers) | (config or {}) | {"acks": "all",
                                   "enable.idempotence": True, "linger.ms": 5,
                                   "delivery.timeout.ms": 120_000})
         self.acked, self.failed, self.sent = set(), [], 0

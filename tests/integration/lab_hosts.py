@@ -28,3 +28,10 @@ def service_stop_and_start(hosts, unit):
         values = dict(line.split("=", 1) for line in ssh_run(h, f"systemctl show -p {stop} -p {start} {unit}").split())
         times[h.name] = (int(values[stop]), int(values[start]))
     return times
+
+
+def service_start_count(hosts, unit, since):
+    """Per host, how many times systemd started the unit since `since` (seconds since the epoch; the lab hosts
+    share this machine's clock), from the host's journal."""
+    return {h.name: int(ssh_run(h, f"journalctl -u {unit}.service --since @{int(since)} -o cat | grep -c '^Started' "
+                                   "|| true").strip() or 0) for h in hosts}
