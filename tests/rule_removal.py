@@ -167,6 +167,16 @@ RULES = [
          "    if stop_after is not None and stop_after not in STEP_NAMES:\n",
          "    if False:\n",
          [T + "test_secure_cluster.py::test_a_step_that_does_not_exist_is_refused_and_nothing_changes"]),
+    Rule("rotate-unknown-phase", "rotate_ca.yml refuses a stop_after that names no phase",
+         "plugins/module_utils/kafka_ca_rotation.py",
+         "    if stop_after and stop_after not in PHASES:\n",
+         "    if False:\n",
+         [T + "test_rotate_ca.py::test_an_unknown_phase_is_refused_and_nothing_changes"]),
+    Rule("rotation-under-way", "the pki role (site.yml) refuses to issue or set trust while a CA rotation is under way",
+         "roles/pki/tasks/preflight.yml",
+         "      - kafka_pki_ca_rotation_phase | length > 0 or not _kafka_pki_rotating\n",
+         "      - true\n",
+         [T + "test_rotate_ca.py::test_site_yml_refuses_while_a_rotation_is_under_way_and_nothing_changes"]),
 ]
 
 

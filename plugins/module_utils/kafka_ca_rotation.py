@@ -39,9 +39,9 @@ def rotation_plan(hosts, old, new, stop_after=""):
     phases this run takes (up to stop_after, "" for all), and whether it then promotes the next CA (every phase
     done).
 
-    hosts: {host: state}; old / new: the fingerprints of the CA in use and of the next one (None while check
-    mode has yet to make it). The same fingerprint twice is a promotion cut off after the copy: finished when
-    every host is on that CA alone."""
+    hosts: {host: state}; old / new: the fingerprints of the CA in use and of the next one (None until the
+    first run that takes a phase makes it). The same fingerprint twice is a promotion cut off after the copy:
+    finished when every host is on that CA alone."""
     if stop_after and stop_after not in PHASES:
         return {"refusals": [refusal("unknown_phase", (
             f"Refusing: stop_after={stop_after} is not a phase; the phases are {', '.join(PHASES)}."))],
@@ -80,8 +80,9 @@ def rotation_plan(hosts, old, new, stop_after=""):
                 f"{_WHAT[PHASES[i - 1]]}. That is not a state this playbook makes; roll the hosts behind to "
                 f"'{PHASES[i - 1]}' by hand or restore the others' files before a rerun.")))
     done = [p for p in PHASES if running and all(p in d for d in running.values())]
-    todo = [{"phase": p, "hosts": sorted(h for h, d in running.items() if p not in d)}
-            for p in PHASES if p not in done]
+    todo = [{"phase": p, "hosts": sorted(h for h, d in running.items() if p not in d)} for p in PHASES if p not in done]
+    for item in todo:
+        item["text"] = f"{describe(item['phase'])} (files and a restart for {', '.join(item['hosts'])})"
     left = [t["phase"] for t in todo]
     this_run = left[:left.index(stop_after) + 1] if stop_after in left else [] if stop_after else left
     return {"refusals": refusals, "done": done, "todo": todo, "this_run": this_run,
@@ -126,7 +127,7 @@ def cross_signing_works(ca):
 def host_state(trusted, cert, cas, restart_pending):
     """A host's state for rotation_plan from what it has installed: trusted (the infos of its truststore's
     certificates), cert (the info of the certificate it presents), cas (the infos of the CAs in play, None for
-    one check mode has yet to make), restart_pending (its files changed since it started: it still runs the
+    a next CA not made yet), restart_pending (its files changed since it started: it still runs the
     ones before)."""
     issuer = next((ca["fingerprints"]["sha256"] for ca in cas if ca and kafka_pki.issued_by(cert, ca)),
                   f"a CA named {kafka_pki.distinguished_name(cert['issuer_ordered'])}")

@@ -17,7 +17,6 @@ Run: make security-drills   (takes the lab down and up: about 15 minutes)
 import json
 import os
 import pathlib
-import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +25,8 @@ import uuid
 
 REPO = pathlib.Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(REPO))
+
+import drill  # noqa: E402
 
 from canary import Canary, ensure_topic  # noqa: E402
 from lab import cluster_settings  # noqa: E402
@@ -37,21 +38,7 @@ OPEN_CONNECTION = ["-e", "kafka_client_security_protocol=PLAINTEXT", "-e", "zook
 
 
 def run(command, cwd=REPO, env=None):
-    print(f"$ {' '.join(command)}", flush=True)
-    started = time.monotonic()
-    proc = subprocess.run(command, cwd=cwd, env=env or dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")),
-                          capture_output=True, text=True)
-    (WORK / "logs").mkdir(parents=True, exist_ok=True)
-    with open(WORK / "logs" / "commands.log", "a", encoding="utf-8") as log:
-        log.write(f"$ {' '.join(command)}\n{proc.stdout}{proc.stderr}\n")
-    if proc.returncode:
-        sys.exit(f"failed ({proc.returncode}): {' '.join(command)}\n{proc.stdout[-5000:]}{proc.stderr[-2000:]}")
-    return proc, time.monotonic() - started
-
-
-def changed_hosts(output):
-    """Hosts whose PLAY RECAP counts a change."""
-    return [m.group(1) for m in re.finditer(r"^(\S+)\s+: ok=\d+\s+changed=(\d+)", output, re.M) if m.group(2) != "0"]
+    return drill.run(command, WORK / "logs", cwd, env)
 
 
 def deploy_open_cluster():
@@ -82,17 +69,14 @@ def convert(label, *extra):
     _, seconds = run(["ansible-playbook", "playbooks/secure_cluster.yml", *extra])
     print(f"{label}: {seconds:.0f} s", flush=True)
     rerun, _ = run(["ansible-playbook", "playbooks/secure_cluster.yml", *extra])
-    changed = changed_hosts(rerun.stdout)
+    changed = drill.changed_hosts(rerun.stdout)
     assert not changed, f"{label}: the rerun changed {changed}"
     return {"run": label, "seconds": round(seconds)}
 
 
 def main():
     started = time.monotonic()
-    shutil.rmtree(WORK, ignore_errors=True)
-    WORK.mkdir(parents=True)
-    run([sys.executable, "-m", "lab", "down"])
-    run([sys.executable, "-m", "lab", "up"])
+    drill.fresh_lab(WORK)
     figures = {"open_deploy_s": round(deploy_open_cluster()), "runs": []}
 
     plaintext = open_client_config()
@@ -115,39 +99,26 @@ def main():
         figures["runs"].append(convert("every step but the plaintext removal (canary on SASL_SSL)"))
         figures["runs"].append(convert("remove_plaintext (canary on SASL_SSL)", "-e", "remove_plaintext=true"))
         site, _ = run(["ansible-playbook", "playbooks/site.yml"])
-        figures["site_after_changed"] = changed_hosts(site.stdout)
+        figures["site_after_changed"] = drill.changed_hosts(site.stdout)
     finally:
         assert canary.stop() == 0, "SASL_SSL canary: records never reported"
     figures["sasl_ssl"] = canary.summary()
 
-    report = WORK / "report"
-    validated = subprocess.run(
-        ["ansible-playbook", "playbooks/validate_recovery.yml", "-e", f"before_snapshot={before}", "-e",
-         f"ledger={ledger}", "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={report}"],
-        cwd=REPO, capture_output=True, text=True, env=dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")))
-    result = json.loads((report / "result.json").read_text())
-    figures.update(acked=figures["plaintext"]["acked"] + figures["sasl_ssl"]["acked"],
-                   failed=figures["plaintext"]["failed"] + figures["sasl_ssl"]["failed"],
-                   lost=result["lost_records_total"], verdict=result["verdict"], validator_exit=validated.returncode)
+    losses, problems = drill.validate(before, ledger, snapshots, WORK / "report",
+                                      [figures["plaintext"], figures["sasl_ssl"]])
+    figures.update(losses)
     # The converted cluster passes the checks a freshly deployed one passes (no PLAINTEXT port, wrong passwords
     # and users without ACLs refused, znodes locked, file modes).
     security_tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                      "tests/integration/test_security.py"], cwd=REPO, capture_output=True, text=True)
     figures["security_tests"] = security_tests.stdout.strip().splitlines()[-1:]
     figures["drill_s"] = round(time.monotonic() - started)
-    (WORK.parent / "secure-cluster.json").write_text(json.dumps(figures, indent=2) + "\n")
-    print(json.dumps(figures, indent=2))
-    problems = [f"{figures['failed']} failed sends"] if figures["failed"] else []
-    problems += [f"{figures['lost']} lost records (validator: {result['verdict']})"] if figures["lost"] else []
-    problems += [f"validate_recovery.yml exited {validated.returncode}"] if validated.returncode else []
     problems += [f"site.yml after the conversion changed {figures['site_after_changed']}"] \
         if figures["site_after_changed"] else []
     problems += [f"tests/integration/test_security.py: {security_tests.stdout[-3000:]}"] \
         if security_tests.returncode else []
-    if problems:
-        sys.exit("drill failed: " + "; ".join(problems))
-    print("drill passed: nothing lost, no failed send, every rerun and site.yml changed nothing")
-
+    drill.finish("secure-cluster", figures, problems,
+                 "nothing lost, no failed send, every rerun and site.yml changed nothing")
 
 if __name__ == "__main__":
     main()

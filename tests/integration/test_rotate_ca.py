@@ -37,6 +37,20 @@ def test_an_unknown_phase_is_refused_and_nothing_changes(run_playbook, settings)
     assert not (PKI / "ca-next").exists()  # no next CA made either
 
 
+def test_site_yml_refuses_while_a_rotation_is_under_way_and_nothing_changes(run_playbook, settings):
+    # A rotation cut off between phases leaves ca-next; here a copy of the CA in use stands for it.
+    (PKI / "ca-next").mkdir()
+    shutil.copy(PKI / "ca" / "cert.pem", PKI / "ca-next" / "cert.pem")
+    try:
+        before = lab_state(settings)
+        proc = run_playbook("site.yml")
+        assert proc.returncode != 0
+        assert "A CA rotation is under way" in proc.output and "Finish it with playbooks/rotate_ca.yml" in proc.output
+        assert lab_state(settings) == before
+    finally:
+        shutil.rmtree(PKI / "ca-next")
+
+
 def test_the_ca_is_rotated_under_load_and_old_ca_clients_work_until_the_last_phase(
         run_playbook, tmp_path, brokers, zookeepers, bootstrap_servers, topic):
     old_ca = tmp_path / "old-ca.pem"

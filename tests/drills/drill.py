@@ -1,0 +1,66 @@
+"""What the drills share: running a command as an operator would (its output kept in the drill's log), and
+reading which hosts a playbook run changed."""
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+REPO = pathlib.Path(__file__).resolve().parent.parent.parent
+
+
+def run(command, log_dir, cwd=REPO, env=None):
+    """Run command; exits the drill with its output when it fails. Returns (process, wall seconds)."""
+    print(f"$ {' '.join(command)}", flush=True)
+    started = time.monotonic()
+    proc = subprocess.run(command, cwd=cwd, env=env or dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")),
+                          capture_output=True, text=True)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    with open(log_dir / "commands.log", "a", encoding="utf-8") as log:
+        log.write(f"$ {' '.join(command)}\n{proc.stdout}{proc.stderr}\n")
+    if proc.returncode:
+        sys.exit(f"failed ({proc.returncode}): {' '.join(command)}\n{proc.stdout[-5000:]}{proc.stderr[-2000:]}")
+    return proc, time.monotonic() - started
+
+
+def fresh_lab(work):
+    """An empty work dir (its logs/ the commands' log) and a lab just booted, nothing deployed."""
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    run([sys.executable, "-m", "lab", "down"], work / "logs")
+    run([sys.executable, "-m", "lab", "up"], work / "logs")
+
+
+def changed_hosts(output):
+    """Hosts whose PLAY RECAP counts a change."""
+    return [m.group(1) for m in re.finditer(r"^(\S+)\s+: ok=\d+\s+changed=(\d+)", output, re.M) if m.group(2) != "0"]
+
+
+def validate(before, ledger, snapshots, report, canaries):
+    """validate_recovery.yml (the Spark validator) over the canaries' ledger against the before snapshot. Returns
+    the figures (acknowledged and failed sends of every canary, lost records, verdict, the playbook's exit code)
+    and the problems among them."""
+    proc = subprocess.run(
+        ["ansible-playbook", "playbooks/validate_recovery.yml", "-e", f"before_snapshot={before}", "-e",
+         f"ledger={ledger}", "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={report}"],
+        cwd=REPO, capture_output=True, text=True, env=dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")))
+    result = json.loads((report / "result.json").read_text())
+    figures = {"acked": sum(c["acked"] for c in canaries), "failed": sum(c["failed"] for c in canaries),
+               "lost": result["lost_records_total"], "verdict": result["verdict"], "validator_exit": proc.returncode}
+    problems = [f"{figures['failed']} failed sends"] if figures["failed"] else []
+    problems += [f"{figures['lost']} lost records (validator: {result['verdict']})"] if figures["lost"] else []
+    problems += [f"validate_recovery.yml exited {proc.returncode}"] if proc.returncode else []
+    return figures, problems
+
+
+def finish(name, figures, problems, passed):
+    """Write the figures to .cache/drills/<name>.json and print them; exit 1 naming the problems, if any."""
+    (REPO / ".cache" / "drills" / f"{name}.json").write_text(json.dumps(figures, indent=2) + "\n")
+    print(json.dumps(figures, indent=2))
+    if problems:
+        sys.exit("drill failed: " + "; ".join(problems))
+    print(f"drill passed: {passed}")

@@ -1,0 +1,126 @@
+"""Drill: rotate_ca.yml replaces the CA of a freshly deployed lab under an acks=all canary, without loss.
+
+On a fresh lab (site.yml): a canary topic, a before snapshot; then a canary that trusts only the old CA writes
+through `-e stop_after=reissue` (trust-both and reissue: it verifies the reissued brokers through the next CA
+cross-signed by the old), and a canary with the kit's trust (both CAs by then, its ca.pem) through the rest
+(drop-old, then the promotion), on the same ledger. Afterwards: how many times each broker and member restarted
+(once per phase expected), whether a client trusting only the old CA is refused and one trusting only the new
+CA accepted, whether site.yml changes nothing; the Spark validator (validate_recovery.yml) checks the ledger.
+
+Fails (exit 1) on: a failed playbook, a failed send, a lost record, a host not restarted exactly once per phase,
+the old CA still accepted, site.yml changing something. Prints the figures and writes them to
+.cache/drills/rotate-ca.json.
+
+Run: make security-drills (after the conversion drill), or python tests/drills/rotate_ca.py (takes the lab down
+and up).
+"""
+
+import shutil
+import sys
+import time
+import uuid
+
+import drill
+from confluent_kafka import KafkaException
+from confluent_kafka.admin import AdminClient
+
+sys.path.insert(0, str(drill.REPO))
+
+from canary import Canary, ensure_topic  # noqa: E402
+from lab import cluster_settings, config  # noqa: E402
+from lab.machines import run_on  # noqa: E402
+
+WORK = drill.REPO / ".cache" / "drills" / "rotate-ca"
+PKI = config.ROOT / "pki"  # the lab's kafka_pki_dir
+RATE = 200  # canary records per second
+
+
+def run(command):
+    return drill.run(command, WORK / "logs")
+
+
+def starts_since(since):
+    """Per lab host of the cluster, how many times systemd started its kafka or zookeeper unit since `since`."""
+    counts = {}
+    units = {"kafka_broker": "kafka", "zookeeper": "zookeeper"}
+    for host in config.load_hosts():
+        for unit in [units[g] for g in host.groups if g in units]:
+            shown = run_on(host, f"journalctl -u {unit}.service --since @{int(since)} -o cat | grep -c '^Started' "
+                                 "|| true")
+            counts[host.name] = int(shown.strip() or 0)
+    return counts
+
+
+def accepted(client_conf, ca_file):
+    """Whether a client trusting only ca_file gets metadata from every broker (new TLS sessions)."""
+    admin = AdminClient(client_conf | {"ssl.ca.location": str(ca_file)})
+    try:
+        return len(admin.list_topics(timeout=15).brokers) == 3
+    except KafkaException:
+        return False
+
+
+def main():
+    started = time.monotonic()
+    drill.fresh_lab(WORK)
+    _, deploy_s = run(["ansible-playbook", "playbooks/site.yml"])
+    figures = {"deploy_s": round(deploy_s), "runs": []}
+
+    secured = cluster_settings.kafka_config()
+    old_ca = WORK / "old-ca.pem"
+    shutil.copy(PKI / "ca" / "cert.pem", old_ca)
+    topic = f"drill-rotate-{uuid.uuid4().hex[:6]}"
+    ensure_topic(secured, topic, partitions=6, replication_factor=3)
+    ledger, failed = WORK / "ledger.jsonl", WORK / "failed.jsonl"
+    canary = Canary(secured | {"ssl.ca.location": str(old_ca)}, topic, ledger, failed, rate=RATE).start()
+    time.sleep(10)  # data in every partition before the snapshot
+    snapshots = WORK / "snapshots"
+    run(["ansible-playbook", "playbooks/snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}"])
+    before = max(snapshots.glob("*/*/cluster.json")).parent
+
+    since = time.time()
+    try:
+        _, seconds = run(["ansible-playbook", "playbooks/rotate_ca.yml", "-e", "stop_after=reissue"])
+    finally:
+        assert canary.stop() == 0, "old-CA canary: records never reported"
+    figures["runs"].append({"run": "trust-both, reissue (canary trusting the old CA only)", "seconds": round(seconds),
+                            "starts": starts_since(since)})
+    figures["old_ca_only"] = canary.summary()
+    figures["old_ca_accepted_after_reissue"] = accepted(secured, old_ca)
+    new_ca = WORK / "new-ca.pem"
+    shutil.copy(PKI / "ca-next" / "cert.pem", new_ca)
+
+    since = time.time()
+    canary = Canary(secured, topic, ledger, failed, rate=RATE, first_seq=figures["old_ca_only"]["sent"]).start()
+    try:
+        _, seconds = run(["ansible-playbook", "playbooks/rotate_ca.yml"])
+        site, _ = run(["ansible-playbook", "playbooks/site.yml"])
+        figures["site_after_changed"] = drill.changed_hosts(site.stdout)
+    finally:
+        assert canary.stop() == 0, "kit-trust canary: records never reported"
+    figures["runs"].append({"run": "drop-old, promotion (canary with the kit's trust)", "seconds": round(seconds),
+                            "starts": starts_since(since)})
+    figures["kit_trust"] = canary.summary()
+    figures["old_ca_accepted_after"] = accepted(secured, old_ca)
+    figures["new_ca_accepted_after"] = accepted(secured, new_ca)
+    figures["ca_in_use_is_the_new_one"] = (PKI / "ca" / "cert.pem").read_bytes() == new_ca.read_bytes()
+
+    losses, problems = drill.validate(before, ledger, snapshots, WORK / "report",
+                                      [figures["old_ca_only"], figures["kit_trust"]])
+    figures.update(losses)
+    figures["drill_s"] = round(time.monotonic() - started)
+    for phases, run_figures in zip((2, 1), figures["runs"], strict=True):
+        wrong = {h: n for h, n in run_figures["starts"].items() if n != phases}
+        problems += [f"{run_figures['run']}: restarts {wrong}, not {phases} each"] if wrong else []
+    problems += ["a client trusting only the old CA was refused before drop-old"] \
+        if not figures["old_ca_accepted_after_reissue"] else []
+    problems += ["a client trusting only the old CA is still accepted"] if figures["old_ca_accepted_after"] else []
+    problems += ["a client trusting only the new CA is refused"] if not figures["new_ca_accepted_after"] else []
+    problems += ["the next CA is not the CA in use"] if not figures["ca_in_use_is_the_new_one"] else []
+    problems += [f"site.yml after the rotation changed {figures['site_after_changed']}"] \
+        if figures["site_after_changed"] else []
+    drill.finish("rotate-ca", figures, problems,
+                 "nothing lost, no failed send, every host restarted once per phase, the old CA refused after")
+
+if __name__ == "__main__":
+    main()
