@@ -77,7 +77,8 @@ rule-removal: setup
 
 # secure_cluster.yml from an open cluster (the previous roles' deploy) to the secured one under a canary, on a
 # fresh lab: nothing lost, no failed send, every rerun changes nothing (tests/drills/secure_cluster.py); then
-# rotate_ca.yml on a fresh lab under a canary trusting the old CA until the last phase (tests/drills/rotate_ca.py).
+# a certificate renewal (site.yml) and rotate_ca.yml on a fresh lab under a canary trusting the old CA until
+# the last phase (tests/drills/rotate_ca.py).
 security-drills: setup
 	python tests/drills/secure_cluster.py
 	python tests/drills/rotate_ca.py

@@ -86,6 +86,8 @@ CASES = [
      "kafka_plaintext_listener=true turns off a secure default: the PLAINTEXT listener lets anyone"),
     ("a plaintext quorum only on purpose", "zookeeper.yml", {"zookeeper_quorum_tls": False}, None,
      "zookeeper_quorum_tls=false turns off a secure default: members replicate every znode to each other in clear"),
+    ("PLAINTEXT removed while the brokers replicate over it", "kafka.yml", {"kafka_inter_broker_listener": "PLAINTEXT"},
+     None, "kafka_inter_broker_listener=PLAINTEXT names no listener of this broker"),
     ("a certificate of the truststore's CA", "zookeeper.yml", {"zookeeper_tls_ca_source": "{another_ca}"}, None,
      "the certificate of zk1 was not issued by the CA of its truststore (commonName=Another CA"),
 ]
