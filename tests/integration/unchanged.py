@@ -11,14 +11,15 @@ from lab import config
 from lab.cluster_settings import kazoo_client
 
 # Per host, in one SSH call: each unit's main pid and start time, the checksums of the config files,
-# the data dir's entries (without the <partition>.<id>-delete folders Kafka removes in the background).
+# the data dir's entries (without the <partition>.<id>-delete folders Kafka removes in the background, nor the
+# *.tmp file Kafka writes a checkpoint to and renames at once).
 _HOST_STATE = (
     "for unit in kafka zookeeper; do "
     "echo $unit $(systemctl show -p ExecMainPID -p ExecMainStartTimestampMonotonic -p ActiveState "
     "-p UnitFileState $unit | sort); done; "
     "find /etc/kafka /etc/zookeeper /etc/systemd/system -maxdepth 1 -type f -exec sha256sum {} + 2>/dev/null "
     "| sort -k2; "
-    "find /var/lib/kafka/data -maxdepth 1 ! -name '*-delete' 2>/dev/null | sort")
+    "find /var/lib/kafka/data -maxdepth 1 ! -name '*-delete' ! -name '*.tmp' 2>/dev/null | sort")
 
 # Znodes a recovery playbook writes: registrations and dynamic configs (throttles also of a broker that is
 # down). /config/changes is left out: Kafka purges its notifications on its own schedule.
