@@ -1,5 +1,6 @@
 """Measures for tests and benchmarks: how many bytes of log segments a broker's data dir holds over
-time (the copy rate of a re-replication), and the resident memory of a process tree."""
+time (the copy rate of a re-replication), the resident memory of a process tree, and how many times a host's
+service started."""
 
 import pathlib
 import subprocess
@@ -90,3 +91,11 @@ def run_with_peak_rss(cmd, interval=0.2, **popen_args):
         peak = max(peak, tree_rss_kib(proc.pid))
         time.sleep(interval)
     return proc.returncode, time.monotonic() - started, peak / 1024
+
+
+def service_starts_since(host, unit, since):
+    """How many times systemd started the unit on a lab host since `since` (seconds since the epoch; the lab
+    hosts share this machine's clock), from the host's journal."""
+    shown = machines.run_on(host, f"journalctl -u {unit}.service --since @{int(since)} -o cat | grep -c '^Started' "
+                                  "|| true")
+    return int(shown.strip() or 0)

@@ -1,5 +1,6 @@
 """Client traffic against the lab cluster, for tests and benchmarks: an idempotent acks=all producer that
-can write in the background while a playbook runs, and a reader that reads a topic back."""
+can write in the background while a playbook runs, a reader that reads a topic back, and whether a client
+trusting a given CA file reaches the brokers."""
 
 import os
 import threading
@@ -8,7 +9,7 @@ import time
 from confluent_kafka import Consumer, KafkaException, Producer
 from confluent_kafka.admin import AdminClient
 
-from .cluster_settings import kafka_config
+from .cluster_settings import kafka_config, load
 
 
 class AckedProducer:
@@ -104,3 +105,12 @@ def delete_topic(bootstrap_servers, topic, attempts=10):
             if attempt == attempts - 1:
                 raise
             time.sleep(3)
+
+
+def reaches_every_broker(ca_file):
+    """Whether a client trusting only ca_file gets metadata from every broker (a new TLS session each)."""
+    admin = AdminClient(kafka_config() | {"ssl.ca.location": str(ca_file)})
+    try:
+        return len(admin.list_topics(timeout=15).brokers) == len(load()["brokers"])
+    except KafkaException:
+        return False

@@ -24,14 +24,13 @@ import time
 import uuid
 
 import drill
-from confluent_kafka import KafkaException
-from confluent_kafka.admin import AdminClient
 
 sys.path.insert(0, str(drill.REPO))
 
 from canary import Canary, ensure_topic  # noqa: E402
 from lab import cluster_settings, config  # noqa: E402
-from lab.machines import run_on  # noqa: E402
+from lab.measure import service_starts_since  # noqa: E402
+from lab.traffic import reaches_every_broker  # noqa: E402
 
 WORK = drill.REPO / ".cache" / "drills" / "rotate-ca"
 PKI = config.ROOT / "pki"  # the lab's kafka_pki_dir
@@ -50,22 +49,8 @@ HOSTS = [h.name for h in config.load_hosts() if set(h.groups) & set(UNITS)]  # t
 
 def starts_since(since):
     """Per lab host of the cluster, how many times systemd started its kafka or zookeeper unit since `since`."""
-    counts = {}
-    for host in config.load_hosts():
-        for unit in [UNITS[g] for g in host.groups if g in UNITS]:
-            shown = run_on(host, f"journalctl -u {unit}.service --since @{int(since)} -o cat | grep -c '^Started' "
-                                 "|| true")
-            counts[host.name] = int(shown.strip() or 0)
-    return counts
-
-
-def accepted(client_conf, ca_file):
-    """Whether a client trusting only ca_file gets metadata from every broker (new TLS sessions)."""
-    admin = AdminClient(client_conf | {"ssl.ca.location": str(ca_file)})
-    try:
-        return len(admin.list_topics(timeout=15).brokers) == 3
-    except KafkaException:
-        return False
+    return {h.name: service_starts_since(h, UNITS[g], since)
+            for h in config.load_hosts() for g in h.groups if g in UNITS}
 
 
 def main():
@@ -101,7 +86,7 @@ def main():
     figures["runs"].append({"run": "trust-both, reissue (canary trusting the old CA only)", "seconds": round(seconds),
                             "starts": starts_since(since), "expected": dict.fromkeys(HOSTS, 2)})
     figures["old_ca_only"] = canary.summary()
-    figures["old_ca_accepted_after_reissue"] = accepted(secured, old_ca)
+    figures["old_ca_accepted_after_reissue"] = reaches_every_broker(old_ca)
     new_ca = WORK / "new-ca.pem"
     shutil.copy(PKI / "ca-next" / "cert.pem", new_ca)
 
@@ -117,8 +102,8 @@ def main():
                             "seconds": round(seconds), "starts": starts_since(since),
                             "expected": dict.fromkeys(HOSTS, 1)})
     figures["kit_trust"] = canary.summary()
-    figures["old_ca_accepted_after"] = accepted(secured, old_ca)
-    figures["new_ca_accepted_after"] = accepted(secured, new_ca)
+    figures["old_ca_accepted_after"] = reaches_every_broker(old_ca)
+    figures["new_ca_accepted_after"] = reaches_every_broker(new_ca)
     figures["ca_in_use_is_the_new_one"] = (PKI / "ca" / "cert.pem").read_bytes() == new_ca.read_bytes()
 
     losses, problems = drill.validate(before, ledger, snapshots, WORK / "report",

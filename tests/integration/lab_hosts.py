@@ -1,6 +1,7 @@
 """Commands on lab hosts over SSH (paramiko, the lab's key), for the integration tests."""
 
 from lab.machines import run_on
+from lab.measure import service_starts_since
 
 # A command on a lab host as root: its stdout; a non-zero exit raises (and fails the test) with its stderr.
 ssh_run = run_on
@@ -31,7 +32,5 @@ def service_stop_and_start(hosts, unit):
 
 
 def service_start_count(hosts, unit, since):
-    """Per host, how many times systemd started the unit since `since` (seconds since the epoch; the lab hosts
-    share this machine's clock), from the host's journal."""
-    return {h.name: int(ssh_run(h, f"journalctl -u {unit}.service --since @{int(since)} -o cat | grep -c '^Started' "
-                                   "|| true").strip() or 0) for h in hosts}
+    """Per host, how many times systemd started the unit since `since` (seconds since the epoch)."""
+    return {h.name: service_starts_since(h, unit, since) for h in hosts}
