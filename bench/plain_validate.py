@@ -1,24 +1,43 @@
 """The validator's lost-records check done the plain way, for bench/validator.py to compare with Spark:
-one Python process loads the whole ledger into a dict, reads every record of the ledger's topics back
-with a confluent-kafka consumer, and compares digests. Prints {"records": n, "lost": n} as JSON.
+one Python process loads the canary's ledger folder (its Parquet segments with pyarrow, and its JSONL tails)
+into a dict, reads every record of the ledger's partitions back with a confluent-kafka consumer, and compares
+SHA-256 digests. Prints {"records": n, "lost": n} as JSON.
 
-Run: python bench/plain_validate.py LEDGER CLIENT_SETTINGS (the JSON file of playbooks/client_settings.yml)
+Run: python bench/plain_validate.py LEDGER_FOLDER CLIENT_SETTINGS (the JSON file of playbooks/client_settings.yml)
 """
 
 import hashlib
 import json
+import os
+import pathlib
 import sys
 
+import pyarrow.parquet as pq
 from confluent_kafka import Consumer, TopicPartition
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from canary.ledger import ledger_files  # noqa: E402
 
-def main(ledger_path, client_settings_path):
+
+def load_ledger(folder):
+    """{(topic, partition, offset): digest bytes} of every acknowledged record."""
     expected = {}
-    with open(ledger_path, encoding="utf-8") as ledger:
-        for line in ledger:
-            if line.strip():
+    segments, tails = ledger_files(os.listdir(folder))
+    for name in segments:
+        table = pq.read_table(os.path.join(folder, name), columns=["topic", "partition", "offset", "sha256"])
+        columns = [table.column(c).to_pylist() for c in ("topic", "partition", "offset", "sha256")]
+        for topic, partition, offset, digest in zip(*columns, strict=True):
+            expected[(topic, partition, offset)] = digest
+    for name in tails:
+        with open(os.path.join(folder, name), encoding="utf-8") as tail:
+            for line in tail:
                 r = json.loads(line)
-                expected[(r["topic"], r["partition"], r["offset"])] = r["sha256"]
+                expected[(r["topic"], r["partition"], r["offset"])] = bytes.fromhex(r["sha256"])
+    return expected
+
+
+def main(ledger_folder, client_settings_path):
+    expected = load_ledger(ledger_folder)
     with open(client_settings_path, encoding="utf-8") as settings:
         client_conf = json.load(settings)["kafka"]
     consumer = Consumer(client_conf | {"group.id": "plain-validate",
@@ -36,9 +55,9 @@ def main(ledger_path, client_settings_path):
             if msg.error():
                 remaining -= 1  # end of a partition (or an error: its other records count as lost)
                 continue
-            key = (msg.topic(), msg.partition(), msg.offset())
             value = msg.value()
-            if key in expected and expected[key] == (hashlib.sha256(value).hexdigest() if value else None):
+            if expected.get((msg.topic(), msg.partition(), msg.offset())) == (
+                    hashlib.sha256(value).digest() if value is not None else None):
                 intact += 1
     consumer.close()
     print(json.dumps({"records": len(expected), "lost": len(expected) - intact}))

@@ -28,6 +28,7 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from canary import Canary, ensure_topic  # noqa: E402
+from canary.ledger import read_acked  # noqa: E402
 from lab import cluster_settings  # noqa: E402
 from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.traffic import delete_topic  # noqa: E402
@@ -56,14 +57,14 @@ def measure(conf, topic, records, seconds, paced_rate, work):
     results = {}
     # A count ends each run: both runs measure a known amount of work.
     for name, rate, count in (("unpaced", 10 ** 9, records), ("paced", paced_rate, int(paced_rate * seconds))):
-        ledger = work / f"{topic}-{name}.jsonl"
-        canary = Canary(conf, topic, ledger, work / f"{topic}-{name}.failed", rate=rate, count=count).start()
+        ledger = work / f"{topic}-{name}"
+        canary = Canary(conf, topic, ledger, rate=rate, count=count).start()
         started = time.monotonic()
         while canary.running():
             time.sleep(0.2)
         canary.stop()
         elapsed = time.monotonic() - started
-        rows = [json.loads(line) for line in ledger.read_text().splitlines()]
+        rows = read_acked(ledger)
         latencies = sorted((r["acked_at"] - r["sent_at"]) * 1000 for r in rows)
         results[name] = {"acked": len(rows), "failed": canary.failed, "rate": len(rows) / elapsed,
                          "p50_ms": statistics.median(latencies),

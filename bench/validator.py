@@ -1,14 +1,18 @@
-"""The recovery validator at scale: a ledger of 10 million acknowledged records (written by the canary
-into a 12-partition RF 3 topic on the lab) checked against the topic read back, in the same run
+"""The recovery validator at scale: a ledger of 10 million acknowledged records (written by the canary into a
+12-partition RF 3 topic on the lab, as its Parquet ledger folder) checked against the topic read back, in the
+same run, by
 
-- by spark/validate_recovery.py (local[*], driver memory 6g; its time includes the JVM start and the
-  snapshot checks), and
-- by bench/plain_validate.py, a plain single-process Python implementation (dict of the ledger, a
-  confluent-kafka consumer, hashlib);
+- spark/validate_recovery.py in local mode (its defaults; the time includes the JVM start, the snapshot checks
+  and the report),
+- bench/plain_validate.py, the plain single-process Python a user would write instead (the ledger into a dict
+  with pyarrow, a confluent-kafka consumer, hashlib), reading the same ledger folder,
+- bench/read_floor.py, the floor: a confluent-kafka consumer that reads the same records and checks nothing;
 
-each timed, with the peak resident memory of its process tree (sampled every 0.2 s), and the ratio.
+each timed, with the peak resident memory of its process tree (sampled every 0.2 s).
 
-Run: make bench-validator   (the lab must be up and deployed: make deploy; about 15 minutes, 3 GB of disk)
+Run: make bench-validator   (the lab must be up and deployed: make deploy; about 15 minutes, 2 GB of disk)
+     python bench/validator.py --records N [--keep]   (--keep leaves the topic and the ledger for a rerun with
+     the same records, which then skips writing them)
 """
 
 import argparse
@@ -39,52 +43,76 @@ def snapshot(folder):
     return max(folder.glob("*/*/cluster.json"), key=lambda p: p.parent.name).parent
 
 
+def write_records(records):
+    """A fresh topic and the canary's ledger of `records` acknowledged records; returns the state."""
+    shutil.rmtree(WORK, ignore_errors=True)
+    WORK.mkdir(parents=True)
+    topic = f"bench-validate-{uuid.uuid4().hex[:6]}"
+    ensure_topic(kafka_config(), topic, partitions=12, replication_factor=3)
+    started = time.monotonic()
+    canary = Canary(kafka_config(), topic, WORK / "ledger", rate=10 ** 9, count=records)
+    canary.start()
+    while canary.running():
+        time.sleep(1)
+    unreported = canary.stop(flush_timeout=600)
+    written = canary.summary()
+    print(f"canary: {written['acked']} acknowledged ({written['failed']} failed, {unreported} unreported) in "
+          f"{time.monotonic() - started:.0f}s", flush=True)
+    before = snapshot(WORK / "snapshots")
+    time.sleep(1)  # snapshot folders are named by the second
+    state = {"topic": topic, "records": records, "acked": written["acked"], "before": str(before),
+             "after": str(snapshot(WORK / "snapshots"))}
+    (WORK / "state.json").write_text(json.dumps(state))
+    return state
+
+
+def measure(name, cmd, figure):
+    """Run one contender; print and return its row."""
+    out = WORK / f"{name}.out"
+    with out.open("w") as handle:
+        rc, seconds, mib = run_with_peak_rss(cmd, cwd=REPO, stdout=handle, stderr=subprocess.STDOUT)
+    row = {"name": name, "exit": rc, "seconds": round(seconds, 1), "peak_mib": round(mib), "result": figure(out)}
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def last_json(out):
+    lines = [line for line in out.read_text().splitlines() if line.startswith("{")]
+    return json.loads(lines[-1]) if lines else None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=10_000_000)
+    parser.add_argument("--keep", action="store_true", help="keep the topic and ledger for a rerun")
     args = parser.parse_args()
-    bootstrap = cluster_settings.load()["bootstrap_servers"]
-    topic = f"bench-validate-{uuid.uuid4().hex[:6]}"
-    shutil.rmtree(WORK, ignore_errors=True)
-    WORK.mkdir(parents=True)
-    ledger = WORK / "ledger.jsonl"
-    ensure_topic(kafka_config(), topic, partitions=12, replication_factor=3)
+    state_file = WORK / "state.json"
+    state = json.loads(state_file.read_text()) if state_file.exists() else {}
+    if state.get("records") != args.records:
+        state = write_records(args.records)
+    ledger, settings = WORK / "ledger", str(cluster_settings.PATH)
+    print(f"ledger: {sum(p.stat().st_size for p in ledger.iterdir()) / 2 ** 20:.0f} MiB", flush=True)
     try:
-        started = time.monotonic()
-        canary = Canary(kafka_config(), topic, ledger, WORK / "failed.jsonl", rate=10 ** 9, count=args.records)
-        canary.start()
-        while canary.running():
-            time.sleep(1)
-        unreported = canary.stop(flush_timeout=600)
-        written = canary.summary()
-        ledger_mib = ledger.stat().st_size / 2 ** 20
-        print(f"canary: {written['acked']} acknowledged ({written['failed']} failed, {unreported} "
-              f"unreported) in {time.monotonic() - started:.0f}s; ledger {ledger_mib:.0f} MiB", flush=True)
-        before = snapshot(WORK / "snapshots")
-        time.sleep(1)  # snapshot folders are named by the second
-        after = snapshot(WORK / "snapshots")
+        spark = [sys.executable, "spark/validate_recovery.py", "--before", state["before"], "--after",
+                 state["after"], "--ledger", str(ledger), "--client-settings", settings]
 
-        spark_cmd = [sys.executable, "spark/validate_recovery.py", "--before", str(before),
-                     "--after", str(after), "--ledger", str(ledger), "--client-settings", str(cluster_settings.PATH),
-                     "--report-dir", str(WORK / "report"), "--conf", "spark.driver.memory=6g"]
-        rc, spark_s, spark_mib = run_with_peak_rss(spark_cmd, cwd=REPO, stdout=subprocess.DEVNULL,
-                                                   stderr=subprocess.DEVNULL)
-        result = json.loads((WORK / "report" / "result.json").read_text()) if rc in (0, 1) else {}
-        print(f"spark (local[*]): exit {rc}, lost {result.get('lost_records_total')}, {spark_s:.1f}s = "
-              f"{written['acked'] / spark_s:,.0f} records/s, peak RSS {spark_mib:,.0f} MiB", flush=True)
-
-        plain_out = WORK / "plain.json"
-        with plain_out.open("w") as out:
-            plain_cmd = [sys.executable, "bench/plain_validate.py", str(ledger), str(cluster_settings.PATH)]
-            rc, plain_s, plain_mib = run_with_peak_rss(plain_cmd, cwd=REPO, stdout=out)
-        plain = json.loads(plain_out.read_text() or "{}") if rc == 0 else {}
-        print(f"plain python: exit {rc}{' (out of memory?)' if rc < 0 else ''}, lost {plain.get('lost')}, "
-              f"{plain_s:.1f}s = {written['acked'] / plain_s:,.0f} records/s, peak RSS {plain_mib:,.0f} MiB")
-        print(f"ratio plain / spark: time {plain_s / spark_s:.2f}, peak memory {plain_mib / spark_mib:.2f}")
+        def lost(report):
+            result = report / "result.json"
+            return lambda _: json.loads(result.read_text())["lost_records_total"] if result.exists() else None
+        rows = [measure("spark local", [*spark, "--report-dir", str(WORK / "report-local")],
+                        lost(WORK / "report-local")),
+                measure("plain python", [sys.executable, "bench/plain_validate.py", str(ledger), settings], last_json),
+                measure("floor (read only)", [sys.executable, "bench/read_floor.py", state["topic"], settings],
+                        last_json)]
+        print(f"\n{state['acked']:,} acknowledged records, one run:\n")
+        print("| contender | exit | seconds | records/s | peak MiB | result |\n|---|---|---|---|---|---|")
+        for r in rows:
+            print(f"| {r['name']} | {r['exit']} | {r['seconds']} | {state['acked'] / r['seconds']:,.0f} | "
+                  f"{r['peak_mib']:,} | {r['result']} |")
     finally:
-        admin = AdminClient(kafka_config(bootstrap))  # referenced until the result
-        admin.delete_topics([topic])[topic].result(60)
-        shutil.rmtree(WORK, ignore_errors=True)
+        if not args.keep:
+            AdminClient(kafka_config()).delete_topics([state["topic"]])[state["topic"]].result(60)
+            shutil.rmtree(WORK, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,9 @@
 """The canary: sequenced records written with acks=all and idempotence, and a ledger of every record the
 cluster acknowledged, for spark/validate_recovery.py to check after a recovery.
 
-Ledger lines (spark/README.md): {"topic", "partition", "offset", "key", "sha256", "sent_at", "acked_at"},
-sha256 being the hex digest of the value bytes, sent_at the Unix time the record was handed to the client
-and acked_at the time its acknowledgement arrived (for gaps in availability). Deliveries that failed go to
-a second file: {"key", "error", "sent_at", "at"}.
+The ledger is a folder (canary/ledger.py): per record topic, partition, offset, key, the SHA-256 of the value,
+sent_at (the Unix time the record was handed to the client) and acked_at (when its acknowledgement arrived,
+for gaps in availability); deliveries that failed are kept there too.
 Command line: python -m canary --help.
 """
 
@@ -16,6 +15,8 @@ import time
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
+
+from .ledger import LedgerWriter
 
 
 def client_config(settings_path=None, bootstrap_servers=None):
@@ -54,7 +55,8 @@ def ensure_topic(client_conf, topic, partitions=6, replication_factor=3, timeout
 
 class Canary:
     """Writes record N (key canary-N, a value that names N) at about `rate` records/s, from start() until
-    stop() or `count` records; every acknowledged record is appended to the ledger file. client_conf is the
+    stop() or `count` records; every acknowledged record goes to the ledger folder (canary/ledger.py), and so does
+every failed delivery. client_conf is the
     cluster's librdkafka configuration (client_config).
 
     acks="all" (the default) writes idempotently; acks="1" (for negative controls: a leader may
@@ -65,15 +67,14 @@ class Canary:
 
     RECENT = 100_000  # acknowledgements kept in memory (about 8 min at 200/s): bounded for long runs
 
-    def __init__(self, client_conf, topic, ledger_path, failed_path, rate=100, count=None, acks="all",
+    def __init__(self, client_conf, topic, ledger_dir, rate=100, count=None, acks="all",
                  delivery_timeout_s=120, first_seq=0):
         # first_seq: a canary that takes over another's ledger and topic (another client configuration) goes on
         # with the keys where the other stopped, so no key is written twice.
         self.topic, self.rate, self.count, self.acks, self.first_seq = topic, rate, count, acks, first_seq
         self.producer = Producer(client_conf | {"acks": acks, "enable.idempotence": acks == "all", "linger.ms": 5,
                                                 "delivery.timeout.ms": int(delivery_timeout_s * 1000)})
-        self.ledger = open(ledger_path, "a", encoding="utf-8")  # noqa: SIM115 - closed in stop()
-        self.failed_file = open(failed_path, "a", encoding="utf-8")  # noqa: SIM115
+        self.ledger = LedgerWriter(ledger_dir)  # closed in stop()
         self.sent = self.acked = self.failed = 0
         self._recent = collections.deque(maxlen=self.RECENT)  # (partition, sent_at) of each acknowledgement
         self._recent_lock = threading.Lock()  # delivery callbacks append from the writing thread
@@ -83,14 +84,11 @@ class Canary:
         key, sent_at = msg.key().decode(), json.loads(msg.value())["at"]
         if err is not None:
             self.failed += 1
-            self.failed_file.write(json.dumps({"key": key, "error": str(err), "sent_at": sent_at,
-                                               "at": round(time.time(), 3)}) + "\n")
+            self.ledger.failed(key, str(err), sent_at, round(time.time(), 3))
             return
         self.acked += 1
-        entry = {"topic": msg.topic(), "partition": msg.partition(), "offset": msg.offset(), "key": key,
-                 "sha256": hashlib.sha256(msg.value()).hexdigest(), "sent_at": sent_at,
-                 "acked_at": round(time.time(), 3)}
-        self.ledger.write(json.dumps(entry) + "\n")
+        self.ledger.add(msg.topic(), msg.partition(), msg.offset(), key, hashlib.sha256(msg.value()).digest(),
+                        sent_at, round(time.time(), 3))
         with self._recent_lock:
             self._recent.append((msg.partition(), sent_at))
 
@@ -119,6 +117,7 @@ class Canary:
             while self.sent < due and (self.count is None or self.sent < self.count) and not self._stop.is_set():
                 self._send(self.first_seq + self.sent)
             self.producer.poll(0.01)
+            self.ledger.tick()
 
     def start(self):
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -137,7 +136,6 @@ class Canary:
             self._thread.join()
         unreported = self.producer.flush(flush_timeout)
         self.ledger.close()
-        self.failed_file.close()
         return unreported
 
     def summary(self):

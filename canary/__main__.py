@@ -1,7 +1,7 @@
 """python -m canary: write canary records and their ledger until a count, a duration, or SIGTERM/SIGINT.
 
-  python -m canary (--client-settings FILE | --bootstrap-servers kafka1:9092) --ledger run/ledger.jsonl [--topic canary]
-                   [--rate 200] [--count N | --duration SECONDS] [--failed run/failed.jsonl] [--acks 1]
+  python -m canary (--client-settings FILE | --bootstrap-servers kafka1:9092) --ledger run/ledger [--topic canary]
+                   [--rate 200] [--count N | --duration SECONDS] [--acks 1]
 
 Prints one JSON line at the end: topic, sent, acked, failed, unreported.
 """
@@ -30,15 +30,15 @@ def main(argv=None):
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument("--count", type=int, help="stop after this many records")
     limit.add_argument("--duration", type=float, help="stop after this many seconds")
-    parser.add_argument("--ledger", required=True, help="acknowledged records are appended here")
-    parser.add_argument("--failed", help="failed deliveries are appended here (default: LEDGER.failed)")
+    parser.add_argument("--ledger", required=True, help="a folder: acknowledged records and failed deliveries "
+                                                        "are added to it (canary/ledger.py)")
     parser.add_argument("--delivery-timeout", type=float, default=120,
                         help="seconds a record may wait for its acknowledgement before it counts as failed")
     args = parser.parse_args(argv)
 
     conf = client_config(args.client_settings, args.bootstrap_servers)
     ensure_topic(conf, args.topic, args.partitions, args.replication_factor)
-    canary = Canary(conf, args.topic, args.ledger, args.failed or f"{args.ledger}.failed",
+    canary = Canary(conf, args.topic, args.ledger,
                     rate=args.rate, count=args.count, acks=args.acks,
                     delivery_timeout_s=args.delivery_timeout)
     stop = threading.Event()

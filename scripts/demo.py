@@ -56,7 +56,7 @@ def main():
     bootstrap, zookeeper = settings["bootstrap_servers"], settings["zookeeper_connect"]
     run_dir = REPO / ".cache" / "demo" / datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
     run_dir.mkdir(parents=True)
-    snapshots, ledger, report = run_dir / "snapshots", run_dir / "ledger.jsonl", run_dir / "report"
+    snapshots, ledger, report = run_dir / "snapshots", run_dir / "ledger", run_dir / "report"
 
     step(f"topic {DATA_TOPIC} (12 partitions, RF 3) with 256 MiB of data")
     ensure_topic(kafka_config(), DATA_TOPIC, partitions=12)
@@ -69,7 +69,7 @@ def main():
     step(f"the canary writes {CANARY_RATE} records/s to {CANARY_TOPIC} (acks=all, idempotent); "
          f"ledger {ledger}")
     ensure_topic(kafka_config(), CANARY_TOPIC)
-    canary = Canary(kafka_config(), CANARY_TOPIC, ledger, run_dir / "failed.jsonl", rate=CANARY_RATE).start()
+    canary = Canary(kafka_config(), CANARY_TOPIC, ledger, rate=CANARY_RATE).start()
     time.sleep(10)
 
     step("kafka2 loses power (no clean shutdown)")

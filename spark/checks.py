@@ -14,7 +14,16 @@ from functools import reduce
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import ArrayType, IntegerType, LongType, StringType, StructField, StructType
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    DoubleType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+)
 
 # Input schemas (the snapshot and ledger formats, and what the entry point reads back from the cluster).
 PARTITIONS_SCHEMA = StructType([
@@ -32,18 +41,26 @@ GROUP_OFFSETS_SCHEMA = StructType([
     StructField("partition", IntegerType()),
     StructField("committed_offset", LongType()),
 ])
-LEDGER_SCHEMA = StructType([
+LEDGER_SCHEMA = StructType([  # a JSON line of the exchange format
     StructField("topic", StringType()),
     StructField("partition", IntegerType()),
     StructField("offset", LongType()),
     StructField("key", StringType()),
-    StructField("sha256", StringType()),
+    StructField("sha256", StringType()),  # hex
+    StructField("sent_at", DoubleType()),
+    StructField("acked_at", DoubleType()),
 ])
+LEDGER_PARQUET_SCHEMA = StructType([  # a canary's ledger segment (canary/ledger.py)
+    *LEDGER_SCHEMA.fields[:4],
+    StructField("sha256", BinaryType()),  # the 32 bytes
+    *LEDGER_SCHEMA.fields[5:],
+])
+LEDGER_COLUMNS = LEDGER_SCHEMA.fieldNames()
 READABLE_SCHEMA = StructType([
     StructField("topic", StringType()),
     StructField("partition", IntegerType()),
     StructField("offset", LongType()),
-    StructField("sha256", StringType()),
+    StructField("sha256", BinaryType()),  # the 32 bytes
     StructField("key", StringType()),  # duplicates, and records acknowledged without an offset
 ])
 
@@ -69,11 +86,23 @@ def _partitions(partitions, *columns):
     return partitions.groupBy(*_TP).agg(*[F.min(c).alias(c) for c in columns])
 
 
-def lost_records(ledger: DataFrame, readable: DataFrame, after_partitions: DataFrame) -> DataFrame:
+def _digest(frame, column):
+    """A digest column as its 32 bytes, from the exchange format's hex text (either case) or bytes already."""
+    if isinstance(frame.schema[column].dataType, StringType):
+        return F.unhex(column)
+    return F.col(column)
+
+
+def _hex(column):
+    return F.lower(F.hex(column))
+
+
+def lost_records(ledger: DataFrame, readable: DataFrame, after_partitions: DataFrame,
+                 without_offsets: bool = True) -> DataFrame:
     """Acknowledged records that are not readable after recovery with the digest they were written with.
 
     Columns: topic, partition, offset, key, expected_sha256 (the ledger's digest), actual_sha256 (the
-    digest of the record now readable at that offset, null when there is none), reason:
+    digest of the record now readable at that offset, null when there is none), both in lower-case hex, reason:
 
     - "partition_gone": the partition is not in the snapshot after recovery (e.g. its topic was deleted);
     - "digest_mismatch": another record is readable at that offset (a truncated log that grew back);
@@ -83,38 +112,46 @@ def lost_records(ledger: DataFrame, readable: DataFrame, after_partitions: DataF
 
     A record readable with its digest is never reported. Identical ledger lines (same topic, partition,
     offset and digest) count once. Two ledger lines for one offset with different digests are two
-    acknowledged writes: at most one of them can still be there, so the other is reported. Digests are
-    compared case-insensitively, and a null digest (a record without a value) matches a null one.
+    acknowledged writes: at most one of them can still be there, so the other is reported. Digests (the
+    sha256 columns) are hex text, compared case-insensitively, or 32 bytes; a null digest (a record without
+    a value) matches a null one.
 
     A ledger line without an offset is a write the producer saw acknowledged without one (an idempotent
     producer's retry that the broker already had: a duplicate sequence): it is intact when a record with its
     key and digest is readable anywhere in its partition, else "missing" (or "partition_gone").
+    without_offsets=False says the ledger has no such line, which spares a second shuffle of readable.
+
+    The records are compared in one shuffle of each side by (topic, partition, offset); what follows keeps
+    that partitioning, so a clean ledger of any size costs one sort-merge join.
     """
-    acked = (ledger
-             .select(*_TPO, "key", F.lower("sha256").alias("expected_sha256"))
-             .groupBy(*_TPO, "expected_sha256")
-             .agg(F.min("key").alias("key")))
-    there = readable.select(*[F.col(c).alias(f"_r_{c}") for c in _TPO], F.lower("sha256").alias("_r_sha"),
+    acked = ledger.select(*_TPO, "key", _digest(ledger, "sha256").alias("_expected"))
+    there = readable.select(*[F.col(c).alias(f"_r_{c}") for c in _TPO], _digest(readable, "sha256").alias("_actual"),
                             F.col("key").alias("_r_key"))
-    same_record = [*[acked[c] == there[f"_r_{c}"] for c in _TPO],
-                   acked["expected_sha256"].eqNullSafe(there["_r_sha"])]
-    same_record_anywhere = [*[acked[c] == there[f"_r_{c}"] for c in _TP], acked["key"].eqNullSafe(there["_r_key"]),
-                            acked["expected_sha256"].eqNullSafe(there["_r_sha"])]
-    with_offset, without_offset = acked.where(F.col("offset").isNotNull()), acked.where(F.col("offset").isNull())
-    not_intact = (with_offset.join(there, on=same_record, how="left_anti")
-                  .unionByName(without_offset.join(there, on=same_record_anywhere, how="left_anti")))
-    at_offset = (readable
-                 .groupBy(*_TPO)
-                 .agg(F.min(F.lower("sha256")).alias("actual_sha256"), F.count(F.lit(1)).alias("_readable")))
+    matched = F.col("_r_offset").isNotNull()
+    # Kafka has one record per offset: a ledger line is intact when the record at its offset has its digest.
+    # Only the lines that are not are deduplicated (without a further shuffle: the join's partitioning holds).
+    not_intact = (acked.where(F.col("offset").isNotNull())
+                  .join(there, on=[acked[c] == there[f"_r_{c}"] for c in _TPO], how="left")
+                  .where(~(matched & F.col("_expected").eqNullSafe(F.col("_actual"))))
+                  .groupBy(*_TPO, "_expected")
+                  .agg(F.min("key").alias("key"), F.min("_actual").alias("_actual"), F.max(matched).alias("_readable")))
+    if without_offsets:
+        same_record_anywhere = [*[acked[c] == there[f"_r_{c}"] for c in _TP], acked["key"].eqNullSafe(there["_r_key"]),
+                                acked["_expected"].eqNullSafe(there["_actual"])]
+        offsetless = (acked.where(F.col("offset").isNull())
+                      .join(there, on=same_record_anywhere, how="left_anti")
+                      .groupBy(*_TPO, "_expected")
+                      .agg(F.min("key").alias("key"), F.lit(None).cast("binary").alias("_actual"),
+                           F.lit(False).alias("_readable")))
+        not_intact = not_intact.unionByName(offsetless)
     partitions = _partitions(after_partitions, "log_start_offset").withColumn("_exists", F.lit(True))
-    joined = (not_intact
-              .join(at_offset, on=_TPO, how="left")
-              .join(F.broadcast(partitions), on=_TP, how="left"))
     reason = (F.when(F.col("_exists").isNull(), "partition_gone")
-              .when(F.col("_readable").isNotNull(), "digest_mismatch")
+              .when(F.col("_readable"), "digest_mismatch")
               .when(F.col("offset") < F.col("log_start_offset"), "below_log_start")
               .otherwise("missing"))
-    return joined.select(*_TPO, "key", "expected_sha256", "actual_sha256", reason.alias("reason"))
+    return (not_intact.join(F.broadcast(partitions), on=_TP, how="left")
+            .select(*_TPO, "key", _hex("_expected").alias("expected_sha256"), _hex("_actual").alias("actual_sha256"),
+                    reason.alias("reason")))
 
 
 def duplicate_records(readable: DataFrame) -> DataFrame:
@@ -122,13 +159,20 @@ def duplicate_records(readable: DataFrame) -> DataFrame:
     Not loss, and not part of the verdict; with an idempotent producer there are none.
 
     Needs a key column in readable (records without a key are not counted). Columns: topic, key,
-    copies (> 1), offsets (sorted, as partition:offset strings).
+    copies (> 1), first and last (the lowest and highest partition:offset holding the key; a retry stored
+    twice has two copies). Fixed-size aggregates only, so millions of keys are counted in one hash
+    aggregation.
     """
-    keyed = readable.where(F.col("key").isNotNull())
-    where = F.concat_ws(":", F.col("partition").cast("string"), F.col("offset").cast("string"))
-    return (keyed.groupBy("topic", "key")
-            .agg(F.count(F.lit(1)).alias("copies"), F.sort_array(F.collect_list(where)).alias("offsets"))
-            .where(F.col("copies") > 1))
+    position = F.col("partition").cast("long") * (1 << 40) + F.col("offset")  # offsets stay below 2^40
+
+    def where(column):
+        return F.concat_ws(":", F.shiftright(column, 40).cast("string"), (column % (1 << 40)).cast("string"))
+    return (readable.where(F.col("key").isNotNull())
+            .groupBy("topic", "key")
+            .agg(F.count(F.lit(1)).alias("copies"), F.min(position).alias("_first"), F.max(position).alias("_last"))
+            .where(F.col("copies") > 1)
+            .select("topic", "key", "copies", where(F.col("_first")).alias("first"),
+                    where(F.col("_last")).alias("last")))
 
 
 def high_watermark_regressions(before_partitions: DataFrame, after_partitions: DataFrame) -> DataFrame:
@@ -234,6 +278,7 @@ def summarize(results: dict, lost_limit: int) -> dict:
     - reasons: {check name: {reason or change: number of rows}} for the checks that have a reason (or
       change) column;
     - lost_records_total: the number of lost records (null when there was no lost_records check);
+    - lost_by_topic: {topic: number of lost records} of the topics with any;
     - lost_records: at most lost_limit of them as dicts (lost_records' columns), sorted by topic,
       partition, offset.
 
@@ -247,12 +292,15 @@ def summarize(results: dict, lost_limit: int) -> dict:
              for name, df in results.items()}
     # One job counts the rows of every check by reason.
     tallies = [df.select(F.lit(name).alias("check"), F.col(kinds[name]).cast("string").alias("kind")
-                         if kinds[name] else F.lit(None).cast("string").alias("kind"))
+                         if kinds[name] else F.lit(None).cast("string").alias("kind"),
+                         F.col("topic") if name == LOST_RECORDS else F.lit(None).cast("string").alias("topic"))
                for name, df in results.items()]
-    by_kind = {name: {} for name in results}
+    by_kind, lost_by_topic = {name: {} for name in results}, {}
     if tallies:
-        for row in reduce(DataFrame.unionByName, tallies).groupBy("check", "kind").count().collect():
-            by_kind[row["check"]][row["kind"]] = row["count"]
+        for row in reduce(DataFrame.unionByName, tallies).groupBy("check", "kind", "topic").count().collect():
+            by_kind[row["check"]][row["kind"]] = by_kind[row["check"]].get(row["kind"], 0) + row["count"]
+            if row["check"] == LOST_RECORDS:
+                lost_by_topic[row["topic"]] = lost_by_topic.get(row["topic"], 0) + row["count"]
     counts = {name: sum(by_kind[name].values()) for name in results}
     reasons = {name: dict(sorted(by_kind[name].items(), key=lambda kv: str(kv[0]))) for name in results
                if kinds[name]}
@@ -269,5 +317,6 @@ def summarize(results: dict, lost_limit: int) -> dict:
         "counts": counts,
         "reasons": reasons,
         "lost_records_total": lost_total,
+        "lost_by_topic": dict(sorted(lost_by_topic.items())),
         "lost_records": lost,
     }

@@ -20,9 +20,12 @@ import sys
 import checks
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # canary.ledger: how a canary's ledger folder is laid out
+
 JARS_DIR = REPO / ".cache" / "spark-jars"
 EXIT_OK, EXIT_LOSS, EXIT_BAD_INPUT = 0, 1, 2
 SNAPSHOT_FILES = ("cluster.json", "partitions.jsonl", "group_offsets.jsonl")
+DRIVER_DEFAULTS = {"spark.driver.memory": "512m", "spark.driver.extraJavaOptions": "-XX:+UseSerialGC"}
 TABLE_ROWS = 50       # rows of each problem table in report.md
 CHART_PARTITIONS = 60  # partitions in the high watermark chart
 
@@ -79,11 +82,18 @@ def spark_session(master, conf):
                .config("spark.jars", ",".join(jars))
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false"))
+    # A small driver that spills rather than a heap sized for the ledger (measured: bench/validator.py); the
+    # serial collector's bookkeeping is the smallest. --conf overrides either.
+    for key, value in DRIVER_DEFAULTS.items():
+        builder = builder.config(key, value)
     for setting in conf:
         key, _, value = setting.partition("=")
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
+    if not any(setting.startswith("spark.sql.shuffle.partitions=") for setting in conf):
+        # A few shuffle partitions per core: Spark's 200 cost more in tiny files than they give on small hosts.
+        session.conf.set("spark.sql.shuffle.partitions", str(4 * session.sparkContext.defaultParallelism))
     return session
 
 
@@ -94,50 +104,131 @@ def read_snapshot(spark, snapshot_dir):
     return partitions, groups
 
 
-def read_ledger(spark, path):
-    """The ledger as a DataFrame; BadInput naming the count and first line number of malformed lines
-    (not JSON, or without topic or partition; an offset may be null: acknowledged without one). Blank lines
-    are skipped."""
+def hadoop_path(spark, location):
+    """(file system, path) of a ledger location: a local path (made absolute) or any URI Hadoop reads
+    (hdfs://, s3a://, file://)."""
+    if "://" not in location:
+        location = pathlib.Path(location).resolve().as_uri()
+    path = spark._jvm.org.apache.hadoop.fs.Path(location)
+    return path.getFileSystem(spark._jsc.hadoopConfiguration()), path
+
+
+def _jsonl_ledger(spark, locations):
+    """JSON lines of the exchange format (spark/README.md), with a `_malformed` flag: not JSON, no topic or
+    partition, or a sha256 that is not 64 hex digits. Blank lines are skipped."""
     from pyspark.sql import functions as F
-    if not pathlib.Path(path).is_file():
-        raise BadInput(f"ledger {path} does not exist")
-    lines = spark.read.text(str(path))
+    from pyspark.sql.types import StringType, StructField, StructType
+    lines = (spark.read.schema(StructType([*checks.LEDGER_SCHEMA.fields, StructField("_corrupt", StringType())]))
+             .option("columnNameOfCorruptRecord", "_corrupt").json(locations))
+    digest = F.unhex("sha256")
+    malformed = (F.col("_corrupt").isNotNull() | F.col("topic").isNull() | F.col("partition").isNull()
+                 | (F.col("sha256").isNotNull() & (digest.isNull() | (F.length(digest) != 32))))
+    return lines.select(*checks.LEDGER_COLUMNS[:4], digest.alias("sha256"), "sent_at", "acked_at",
+                        F.coalesce(malformed, F.lit(True)).alias("_malformed"))
+
+
+def read_ledger(spark, location):
+    """The ledger as a DataFrame of LEDGER_COLUMNS (sha256 as 32 bytes) and `_malformed`, and the file's path
+    when it is one JSONL file (else None). A folder is a canary's ledger (canary/ledger.py: Parquet segments,
+    and the JSONL tails of the open ones); a file is JSON lines of the exchange format, parsed once (kept on
+    local disk for the second read)."""
+    import pyspark
+    from pyspark.sql import functions as F
+
+    from canary.ledger import ledger_files
+    fs, path = hadoop_path(spark, location)
+    if not fs.exists(path):
+        raise BadInput(f"ledger {location} does not exist")
+    if not fs.getFileStatus(path).isDirectory():
+        return _jsonl_ledger(spark, [str(path)]).persist(pyspark.StorageLevel.DISK_ONLY), str(path)
+    segments, tails = ledger_files([status.getPath().getName() for status in fs.listStatus(path)])
+    if not segments and not tails:
+        raise BadInput(f"ledger {location} is a folder without a canary's ledger files (*.parquet, *.tail-*.jsonl)")
+    parts = []
+    if segments:
+        parts.append(spark.read.schema(checks.LEDGER_PARQUET_SCHEMA).parquet(*[f"{path}/{n}" for n in segments])
+                     .withColumn("_malformed", F.lit(False)))
+    if tails:
+        parts.append(_jsonl_ledger(spark, [f"{path}/{n}" for n in tails]))
+    return (parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1])), None
+
+
+def first_malformed_line(spark, location):
+    """The line number of the first malformed line of a JSONL ledger file (only when there is one)."""
+    from pyspark.sql import functions as F
+    lines = spark.read.text(location)
+    numbered = spark.createDataFrame(lines.rdd.map(lambda row: row.value).zipWithIndex(), ["value", "index"])
     record = F.from_json("value", checks.LEDGER_SCHEMA)
-    malformed = (F.trim("value") != "") & (record.isNull() | record["topic"].isNull()
-                                           | record["partition"].isNull())
-    bad = lines.where(malformed).count()
-    if bad:
-        indexed = lines.rdd.map(lambda row: row.value).zipWithIndex()
-        numbered = spark.createDataFrame(indexed, ["value", "index"])
-        first = numbered.where(malformed).agg(F.min("index")).first()[0] + 1
-        raise BadInput(f"ledger {path} has {bad} malformed line(s), the first at line {first}: each line "
-                       'must be {"topic": ..., "partition": ..., "offset": ..., "key": ..., "sha256": ...}')
-    return lines.where(F.trim("value") != "").select(record.alias("r")).select("r.*")
+    bad = (F.trim("value") != "") & (record.isNull() | record["topic"].isNull() | record["partition"].isNull()
+                                     | (record["sha256"].isNotNull() & (F.length(F.unhex(record["sha256"])) != 32)))
+    return numbered.where(bad).agg(F.min("index")).first()[0] + 1
 
 
-def read_records(spark, client_conf, java_properties, topics):
-    """(topic, partition, offset, sha256 of the value, key) of every record still readable in the topics."""
+def ledger_partitions(ledger):
+    """Per (topic, partition) of the ledger: its lines, the lowest and highest offset, lines without an offset,
+    malformed lines; the one pass over the ledger before the cluster is read (a Parquet ledger is read for
+    the offsets alone)."""
+    from pyspark.sql import functions as F
+    return [r.asDict() for r in ledger.groupBy("topic", "partition").agg(
+        F.count(F.lit(1)).alias("lines"), F.min("offset").alias("first"), F.max("offset").alias("last"),
+        F.count_if(F.col("offset").isNull()).alias("without_offset"),
+        F.count_if("_malformed").alias("malformed")).collect()]
+
+
+def offset_ranges(partitions, earliest, latest):
+    """{(topic, partition): (from, until)} to read back: the ledger's offsets (all of the log when the ledger
+    has lines without an offset) within what the log holds now; partitions with nothing to read left out.
+    partitions: ledger_partitions rows; earliest / latest: {(topic, partition): offset} of the partitions
+    that exist."""
+    ranges = {}
+    for p in partitions:
+        tp = (p["topic"], p["partition"])
+        if tp not in latest:
+            continue
+        first, until = earliest[tp], latest[tp]
+        if not p["without_offset"]:
+            first, until = max(first, p["first"]), min(until, p["last"] + 1)
+        if first < until:
+            ranges[tp] = (first, until)
+    return ranges
+
+
+def log_offsets(client_conf, topic_partitions):
+    """({tp: earliest offset}, {tp: latest offset}) of those partitions that exist, read from the cluster now."""
+    from confluent_kafka import TopicPartition
+    from confluent_kafka.admin import AdminClient, OffsetSpec
+    admin = AdminClient(client_conf)
+    found = {}
+    for name, spec in (("earliest", OffsetSpec.earliest()), ("latest", OffsetSpec.latest())):
+        requests = {TopicPartition(t, p): spec for t, p in topic_partitions}
+        found[name] = {}
+        for tp, future in admin.list_offsets(requests, request_timeout=30).items() if requests else ():
+            try:
+                found[name][(tp.topic, tp.partition)] = future.result().offset
+            except Exception:  # the partition is gone: its records are reported "partition_gone"
+                continue
+    return found["earliest"], found["latest"]
+
+
+def read_records(spark, client_conf, java_properties, ranges):
+    """(topic, partition, offset, sha256 of the value as 32 bytes, key) of every record readable in the offset
+    ranges ({(topic, partition): (from, until)})."""
     from pyspark.sql import functions as F
     reader = spark.read.format("kafka").option("kafka.bootstrap.servers", client_conf["bootstrap.servers"])
     for key, value in java_properties.items():  # the cluster's security
         reader = reader.option(f"kafka.{key}", value)
+    assign, starting, ending = {}, {}, {}
+    for (topic, partition), (first, until) in sorted(ranges.items()):
+        assign.setdefault(topic, []).append(partition)
+        starting.setdefault(topic, {})[str(partition)] = first
+        ending.setdefault(topic, {})[str(partition)] = until
     records = (reader
-               .option("subscribe", ",".join(sorted(topics)))
-               .option("startingOffsets", "earliest").option("endingOffsets", "latest")
+               .option("assign", json.dumps(assign))
+               .option("startingOffsets", json.dumps(starting)).option("endingOffsets", json.dumps(ending))
                .option("failOnDataLoss", "false")  # records deleted since are what we look for
                .load())
-    return records.select("topic", "partition", "offset", F.sha2("value", 256).alias("sha256"),
+    return records.select("topic", "partition", "offset", F.unhex(F.sha2("value", 256)).alias("sha256"),
                           F.col("key").cast("string").alias("key"))
-
-
-def per_topic(ledger, lost):
-    """{topic: {"acknowledged": n, "readable": n}} (acknowledged = distinct ledger records: offset and digest)."""
-    from pyspark.sql import functions as F
-    acked = {r["topic"]: r["count"] for r in ledger.select("topic", "partition", "offset", F.lower("sha256"))
-             .distinct().groupBy("topic").count().collect()}
-    lost_offsets = lost.select("topic", "partition", "offset", "expected_sha256").distinct()
-    lost_by_topic = {r["topic"]: r["count"] for r in lost_offsets.groupBy("topic").count().collect()}
-    return {t: {"acknowledged": n, "readable": n - lost_by_topic.get(t, 0)} for t, n in sorted(acked.items())}
 
 
 def watermarks(before, after):
@@ -162,8 +253,7 @@ def write_chart(path, topics, hw_rows):
     x = range(len(names))
     top.bar([i - 0.2 for i in x], [topics[t]["acknowledged"] for t in names], 0.4,
             label="acknowledged (ledger)")
-    top.bar([i + 0.2 for i in x], [topics[t]["readable"] for t in names], 0.4,
-            label="still readable with the same digest")
+    top.bar([i + 0.2 for i in x], [topics[t]["lost"] for t in names], 0.4, label="lost")
     top.set_xticks(list(x), names, rotation=20, ha="right")
     top.set_title("Acknowledged records per topic")
     if names:
@@ -209,8 +299,7 @@ def write_report(report_dir, result, samples):
                     for name, count in result["counts"].items()],
                    ["check", "problems", "reasons", "fails the verdict"]),
             "## Acknowledged records per topic\n",
-            _table([{"topic": t, **c, "lost": c["acknowledged"] - c["readable"]}
-                    for t, c in result["topics"].items()], ["topic", "acknowledged", "readable", "lost"]),
+            _table([{"topic": t, **c} for t, c in result["topics"].items()], ["topic", "acknowledged", "lost"]),
             f"## Lost records ({result['lost_records_total'] or 0} in all; at most {TABLE_ROWS} here, "
             "the rest in result.json up to --lost-limit)\n",
             _table(result["lost_records"][:TABLE_ROWS],
@@ -222,34 +311,55 @@ def write_report(report_dir, result, samples):
     (report_dir / "report.md").write_text("\n".join(text))
 
 
+def read_back(spark, args, clients):
+    """The ledger, the records read back from the cluster (readable) and the acknowledged lines per topic,
+    after refusing a ledger with malformed lines or an unreachable cluster (BadInput)."""
+    ledger, jsonl_file = read_ledger(spark, args.ledger)
+    partitions = ledger_partitions(ledger)
+    malformed = sum(p["malformed"] for p in partitions)
+    if malformed:
+        where = (f"the first at line {first_malformed_line(spark, jsonl_file)}" if jsonl_file
+                 else "in its JSONL tails")
+        raise BadInput(f"ledger {args.ledger} has {malformed} malformed line(s), {where}: each line must be "
+                       '{"topic": ..., "partition": ..., "offset": ..., "key": ..., "sha256": <64 hex digits>}')
+    client_conf, java_properties = clients
+    check_reachable(client_conf)
+    # A partition deleted since is not read: its records are reported lost ("partition_gone").
+    earliest, latest = log_offsets(client_conf, [(p["topic"], p["partition"]) for p in partitions])
+    ranges = offset_ranges(partitions, earliest, latest)
+    readable = (read_records(spark, client_conf, java_properties, ranges) if ranges
+                else spark.createDataFrame([], checks.READABLE_SCHEMA))
+    acknowledged = {}
+    for p in partitions:
+        acknowledged[p["topic"]] = acknowledged.get(p["topic"], 0) + p["lines"]
+    return ledger, readable, dict(sorted(acknowledged.items())), any(p["without_offset"] for p in partitions)
+
+
 def judge(spark, args, clients):
     """Run the checks (clients: cluster_clients(args)); returns (summary, per-topic counts, sample rows per
     check, high watermark rows)."""
     from pyspark.sql import functions as F
     before, _ = read_snapshot(spark, args.before)
     after, groups_after = read_snapshot(spark, args.after)
-    ledger = readable = None
+    results, topics = checks.run_checks(before, after, groups_after), {}
+    readable = None
     if args.ledger:
-        ledger = read_ledger(spark, args.ledger).persist()
-        topics = {r["topic"] for r in ledger.select("topic").distinct().collect()}
-        # A topic deleted since is read as empty: its records are reported lost ("partition_gone").
-        client_conf, java_properties = clients
-        still_there = topics & check_reachable(client_conf)
-        readable = (read_records(spark, client_conf, java_properties, still_there).persist() if still_there
-                    else spark.createDataFrame([], checks.READABLE_SCHEMA))
-    results = checks.run_checks(before, after, groups_after, ledger, readable)
-    if ledger is not None:
-        results[checks.LOST_RECORDS] = results[checks.LOST_RECORDS].persist()
+        ledger, readable, acknowledged, without_offsets = read_back(spark, args, clients)
+        results = {checks.LOST_RECORDS: checks.lost_records(ledger, readable, after, without_offsets), **results}
     summary = checks.summarize(results, args.lost_limit)
     summary["duplicate_records_total"] = None
+    counts = dict(summary["counts"])
     if readable is not None:
-        duplicates = checks.duplicate_records(readable).persist()
+        topics = {t: {"acknowledged": n, "lost": summary["lost_by_topic"].get(t, 0)} for t, n in acknowledged.items()}
+    if readable is not None and args.duplicates:
+        duplicates = checks.duplicate_records(readable).persist()  # a handful of rows, from one more read
+        counts["duplicate_records"] = duplicates.count()
         summary["duplicate_records_total"] = duplicates.agg(F.sum(F.col("copies") - 1)).first()[0] or 0
         results["duplicate_records"] = duplicates
-    topics_counts = per_topic(ledger, results[checks.LOST_RECORDS]) if ledger is not None else {}
-    samples = {name: [r.asDict(recursive=True) for r in df.limit(TABLE_ROWS).collect()]
+    # Rows of the problems found (a check without any is not run again).
+    samples = {name: [r.asDict(recursive=True) for r in df.limit(TABLE_ROWS).collect()] if counts[name] else []
                for name, df in results.items() if name != checks.LOST_RECORDS}
-    return summary, topics_counts, samples, watermarks(before, after)
+    return summary, topics, samples, watermarks(before, after)
 
 
 def validate(args):
@@ -292,6 +402,9 @@ def main(argv=None):
     parser.add_argument("--report-dir", required=True)
     parser.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     parser.add_argument("--lost-limit", type=int, default=1000, help="lost records listed in result.json")
+    parser.add_argument("--duplicates", action="store_true",
+                        help="also count keys readable more than once (not loss: a retried write stored twice); "
+                             "reads the records back a second time")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                         help="a Spark setting, e.g. spark.driver.memory=4g (repeatable)")
     args = parser.parse_args(argv)

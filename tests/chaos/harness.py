@@ -16,6 +16,7 @@ from lab_cluster import run_playbook
 
 from canary import Canary, ensure_topic
 from canary.availability import unavailable_seconds
+from canary.ledger import read_acked, read_failed
 from lab.cluster_settings import kafka_config
 from lab.traffic import delete_topic
 
@@ -23,12 +24,6 @@ RATE = 200              # canary records per second
 PARTITIONS = 6          # of each scenario's canary topic
 REPLICATION_FACTOR = 3
 DATA_TIMEOUT_S = 60     # how long the canary may take to get an acknowledgement in every partition
-
-
-def _read_jsonl(path):
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def _wait_for_data(canary):
@@ -49,7 +44,7 @@ def _wait_for_data(canary):
 def _validate(before, ledger, snapshots, report_dir):
     validated = run_playbook("validate_recovery.yml", "-e", f"before_snapshot={before}",
                              "-e", f"ledger={ledger}", "-e", f"snapshot_dir={snapshots}",
-                             "-e", f"report_dir={report_dir}")
+                             "-e", f"report_dir={report_dir}", "-e", "check_duplicates=true")
     result_file = report_dir / "result.json"
     if not result_file.exists():
         raise AssertionError(f"validate_recovery.yml exited {validated.returncode} without a result "
@@ -74,14 +69,14 @@ def count_not_read_back(entries, readable):
 def run(scenario, cluster, workdir):
     """Run the scenario in workdir (empty: the canary appends to its ledger); returns its figures."""
     topic = f"chaos-{scenario.key}-{uuid.uuid4().hex[:6]}"
-    ledger, failed = workdir / "ledger.jsonl", workdir / "failed.jsonl"
+    ledger = workdir / "ledger"
     print(f"\n=== scenario {scenario.number}: {scenario.title} (acks={scenario.acks}, topic {topic})",
           flush=True)
     cluster.wait_healthy()
     ensure_topic(kafka_config(cluster.bootstrap), topic, partitions=PARTITIONS,
                  replication_factor=REPLICATION_FACTOR)
 
-    canary = Canary(kafka_config(cluster.bootstrap), topic, ledger, failed, rate=RATE, acks=scenario.acks,
+    canary = Canary(kafka_config(cluster.bootstrap), topic, ledger, rate=RATE, acks=scenario.acks,
                     delivery_timeout_s=scenario.delivery_timeout_s).start()
     started = time.monotonic()
     try:
@@ -109,7 +104,7 @@ def run(scenario, cluster, workdir):
 
     report_dir = workdir / "report"
     validator_exit, result = _validate(before, ledger, snapshots, report_dir)
-    entries, failures = _read_jsonl(ledger), _read_jsonl(failed)
+    entries, failures = read_acked(ledger), read_failed(ledger)
     readable = cluster.read_back(topic)
     not_read_back = count_not_read_back(entries, readable)
     delete_topic(cluster.bootstrap, topic)

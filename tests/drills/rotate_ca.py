@@ -64,8 +64,8 @@ def main():
     shutil.copy(PKI / "ca" / "cert.pem", old_ca)
     topic = f"drill-rotate-{uuid.uuid4().hex[:6]}"
     ensure_topic(secured, topic, partitions=6, replication_factor=3)
-    ledger, failed = WORK / "ledger.jsonl", WORK / "failed.jsonl"
-    canary = Canary(secured | {"ssl.ca.location": str(old_ca)}, topic, ledger, failed, rate=RATE).start()
+    ledger = WORK / "ledger"
+    canary = Canary(secured | {"ssl.ca.location": str(old_ca)}, topic, ledger, rate=RATE).start()
     time.sleep(10)  # data in every partition before the snapshot
     snapshots = WORK / "snapshots"
     run(["ansible-playbook", "playbooks/snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}"])
@@ -91,7 +91,7 @@ def main():
     shutil.copy(PKI / "ca-next" / "cert.pem", new_ca)
 
     since = time.time()
-    canary = Canary(secured, topic, ledger, failed, rate=RATE, first_seq=figures["old_ca_only"]["sent"]).start()
+    canary = Canary(secured, topic, ledger, rate=RATE, first_seq=figures["old_ca_only"]["sent"]).start()
     try:
         _, seconds = run(["ansible-playbook", "playbooks/rotate_ca.yml"])
         site, _ = run(["ansible-playbook", "playbooks/site.yml"])

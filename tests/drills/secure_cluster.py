@@ -82,8 +82,8 @@ def main():
     plaintext = open_client_config()
     topic = f"drill-secure-{uuid.uuid4().hex[:6]}"
     ensure_topic(plaintext, topic, partitions=6, replication_factor=3)
-    ledger, failed = WORK / "ledger.jsonl", WORK / "failed.jsonl"
-    canary = Canary(plaintext, topic, ledger, failed, rate=RATE).start()
+    ledger = WORK / "ledger"
+    canary = Canary(plaintext, topic, ledger, rate=RATE).start()
     time.sleep(10)  # data in every partition before the snapshot
     snapshots = WORK / "snapshots"
     run(["ansible-playbook", "playbooks/snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}", *OPEN_CONNECTION])
@@ -94,7 +94,7 @@ def main():
     figures["plaintext"] = canary.summary()
 
     secured = cluster_settings.kafka_config()
-    canary = Canary(secured, topic, ledger, failed, rate=RATE, first_seq=figures["plaintext"]["sent"]).start()
+    canary = Canary(secured, topic, ledger, rate=RATE, first_seq=figures["plaintext"]["sent"]).start()
     try:
         figures["runs"].append(convert("every step but the plaintext removal (canary on SASL_SSL)"))
         figures["runs"].append(convert("remove_plaintext (canary on SASL_SSL)", "-e", "remove_plaintext=true"))

@@ -3,13 +3,16 @@ clean run; then records really removed with delete_records are reported, exactly
 
 import json
 import pathlib
+import signal
 import subprocess
 import sys
+import time
 import uuid
 
-from confluent_kafka import TopicPartition
+from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
+from canary.ledger import read_acked
 from lab import cluster_settings
 from lab.cluster_settings import kafka_config
 from lab.config import REPO
@@ -23,14 +26,14 @@ def _latest_snapshot(snapshot_dir):
 
 def test_validator_finds_nothing_lost_then_exactly_the_deleted_records(
         run_playbook, bootstrap_servers, tmp_path):
-    topic, ledger = f"canary-{uuid.uuid4().hex[:8]}", tmp_path / "ledger.jsonl"
+    topic, ledger = f"canary-{uuid.uuid4().hex[:8]}", tmp_path / "ledger"
     canary = subprocess.run([sys.executable, "-m", "canary", "--client-settings", str(cluster_settings.PATH),
                              "--topic", topic, "--count", "3000", "--rate", "1500", "--ledger", str(ledger)],
                             cwd=REPO, capture_output=True, text=True, timeout=300)
     assert canary.returncode == 0, canary.stderr[-2000:]
     written = json.loads(canary.stdout.splitlines()[-1])
     assert written == {"topic": topic, "sent": 3000, "acked": 3000, "failed": 0, "unreported": 0}
-    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    entries = read_acked(ledger)
     assert len(entries) == 3000 and all(len(e["sha256"]) == 64 for e in entries)
 
     snapshots = tmp_path / "snapshots"
@@ -38,12 +41,13 @@ def test_validator_finds_nothing_lost_then_exactly_the_deleted_records(
     before = _latest_snapshot(snapshots)
 
     clean = run_playbook("validate_recovery.yml", "-e", f"before_snapshot={before}", "-e", f"ledger={ledger}",
-                         "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={tmp_path / 'clean'}")
+                         "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={tmp_path / 'clean'}",
+                         "-e", "check_duplicates=true")
     assert clean.returncode == 0, clean.stdout[-3000:] + clean.stderr[-2000:]
     assert "NOTHING LOST" in clean.stdout
     result = json.loads((tmp_path / "clean" / "result.json").read_text())
-    assert result["verdict"] == "ok" and result["lost_records_total"] == 0
-    assert result["topics"][topic] == {"acknowledged": 3000, "readable": 3000}
+    assert result["verdict"] == "ok" and result["lost_records_total"] == 0 and result["duplicate_records_total"] == 0
+    assert result["topics"][topic] == {"acknowledged": 3000, "lost": 0}
     assert (tmp_path / "clean" / "chart.png").stat().st_size > 0
 
     admin = AdminClient(kafka_config(bootstrap_servers))
@@ -59,6 +63,7 @@ def test_validator_finds_nothing_lost_then_exactly_the_deleted_records(
     result = json.loads((tmp_path / "lossy" / "result.json").read_text())
     assert result["exit_status"] == 1 and result["failed_checks"] == ["lost_records"]
     assert result["lost_records_total"] == len(expected)
+    assert result["topics"][topic] == {"acknowledged": 3000, "lost": len(expected)}
     assert [(r["partition"], r["offset"]) for r in result["lost_records"]] == [(0, o) for o in expected]
     assert {r["reason"] for r in result["lost_records"]} == {"below_log_start"}
     assert "LOSS OR REGRESSION FOUND" in (tmp_path / "lossy" / "report.md").read_text()
@@ -66,14 +71,47 @@ def test_validator_finds_nothing_lost_then_exactly_the_deleted_records(
 
 
 def test_canary_with_acks_1_writes_its_ledger_too(bootstrap_servers, tmp_path):
-    topic, ledger = f"canary-{uuid.uuid4().hex[:8]}", tmp_path / "ledger.jsonl"
+    topic, ledger = f"canary-{uuid.uuid4().hex[:8]}", tmp_path / "ledger"
     canary = subprocess.run([sys.executable, "-m", "canary", "--client-settings", str(cluster_settings.PATH),
                              "--topic", topic, "--count", "500", "--rate", "1000", "--acks", "1",
                              "--ledger", str(ledger)], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert canary.returncode == 0, canary.stderr[-2000:]
     assert json.loads(canary.stdout.splitlines()[-1])["acked"] == 500
-    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    entries = read_acked(ledger)
     assert len({(e["partition"], e["offset"]) for e in entries}) == 500
     assert all(e["acked_at"] > 1.7e9 for e in entries)
     admin = AdminClient(kafka_config(bootstrap_servers))
+    admin.delete_topics([topic])[topic].result(30)
+
+
+def test_a_canary_killed_with_sigkill_leaves_a_ledger_with_nothing_reported_lost(run_playbook, bootstrap_servers,
+                                                                                  tmp_path):
+    """SIGKILL takes the canary's last second of acknowledgements out of its ledger (canary/ledger.py): the
+    cluster holds more records than the ledger, and the validator reports none of them lost."""
+    topic, ledger, snapshots = f"canary-{uuid.uuid4().hex[:8]}", tmp_path / "ledger", tmp_path / "snapshots"
+    canary = subprocess.Popen([sys.executable, "-m", "canary", "--client-settings", str(cluster_settings.PATH),
+                               "--topic", topic, "--rate", "1000", "--ledger", str(ledger)], cwd=REPO)
+    try:
+        time.sleep(5)  # the topic exists and holds records
+        assert run_playbook("snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}").returncode == 0
+        time.sleep(5)
+    finally:
+        canary.send_signal(signal.SIGKILL)
+        canary.wait()
+    in_ledger = len(read_acked(ledger))
+    admin = AdminClient(kafka_config(bootstrap_servers))
+    consumer_conf = kafka_config(bootstrap_servers) | {"group.id": "sigkill-test"}
+    consumer = Consumer(consumer_conf)
+    stored = sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=30)[1]
+                 for p in consumer.list_topics(topic, timeout=30).topics[topic].partitions)
+    consumer.close()
+    assert 0 < in_ledger < stored, (in_ledger, stored)
+
+    validated = run_playbook("validate_recovery.yml", "-e", f"before_snapshot={_latest_snapshot(snapshots)}",
+                             "-e", f"ledger={ledger}", "-e", f"snapshot_dir={snapshots}",
+                             "-e", f"report_dir={tmp_path / 'report'}")
+    assert validated.returncode == 0, validated.stdout[-3000:]
+    result = json.loads((tmp_path / "report" / "result.json").read_text())
+    assert (result["verdict"], result["lost_records_total"]) == ("ok", 0)
+    assert result["topics"][topic] == {"acknowledged": in_ledger, "lost": 0}
     admin.delete_topics([topic])[topic].result(30)

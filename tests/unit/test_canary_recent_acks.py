@@ -4,6 +4,7 @@ snapshot (data in every partition) and its negative controls (writes taken by a 
 import json
 
 from canary import Canary
+from canary.ledger import read_acked, read_failed
 
 
 class Delivered:
@@ -29,7 +30,7 @@ class Delivered:
 
 def test_recent_acks_lists_acknowledged_records_only_and_is_bounded(tmp_path, monkeypatch):
     monkeypatch.setattr(Canary, "RECENT", 2)
-    canary = Canary({"bootstrap.servers": "127.0.0.1:1"}, "t", tmp_path / "ledger", tmp_path / "failed", acks="1")
+    canary = Canary({"bootstrap.servers": "127.0.0.1:1"}, "t", tmp_path / "ledger", acks="1")
     canary._on_delivery(None, Delivered(0, 0, 100.0, 0))
     canary._on_delivery("broker down", Delivered(1, -1, 100.5, 1))
     canary._on_delivery(None, Delivered(2, 0, 101.0, 2))
@@ -37,4 +38,5 @@ def test_recent_acks_lists_acknowledged_records_only_and_is_bounded(tmp_path, mo
     assert canary.recent_acks() == [(2, 101.0), (0, 101.5)]
     assert (canary.acks, canary.acked, canary.failed) == ("1", 3, 1)
     canary.stop()
-    assert len((tmp_path / "ledger").read_text().splitlines()) == 3
+    assert len(read_acked(tmp_path / "ledger")) == 3
+    assert [f["key"] for f in read_failed(tmp_path / "ledger")] == ["canary-1"]

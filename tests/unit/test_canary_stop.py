@@ -19,8 +19,7 @@ class Producer:
 
 
 def test_stop_ends_an_unpaced_canary(tmp_path):
-    canary = Canary({"bootstrap.servers": "127.0.0.1:1"}, "t", tmp_path / "ledger", tmp_path / "failed",
-                    rate=10 ** 9)
+    canary = Canary({"bootstrap.servers": "127.0.0.1:1"}, "t", tmp_path / "ledger", rate=10 ** 9)
     canary.producer = Producer()
     canary.start()
     time.sleep(0.2)

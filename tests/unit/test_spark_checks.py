@@ -201,7 +201,7 @@ def test_a_key_readable_twice_is_one_duplicate_and_keyless_records_are_not_count
                       ("orders", 0, 1, sha("b"), "k1"), ("orders", 0, 2, sha("c"), None),
                       ("orders", 0, 3, sha("c"), None), ("other", 0, 0, sha("a"), "k1")])
     found = checks.duplicate_records(back)
-    assert result(found, ["topic", "key", "copies", "offsets"]) == [("orders", "k0", 2, ["0:0", "1:5"])]
+    assert result(found, ["topic", "key", "copies", "first", "last"]) == [("orders", "k0", 2, "0:0", "1:5")]
 
 
 # high_watermark_regressions
@@ -330,6 +330,7 @@ def test_summary_of_a_lossy_recovery_fails_and_lists_the_first_lost_records(main
         "reasons": {"lost_records": {"missing": 3}, "committed_offset_problems": {},
                     "replica_problems": {"under_replicated": 1}, "partition_changes": {"appeared": 1}},
         "lost_records_total": 3,
+        "lost_by_topic": {"orders": 3},
         "lost_records": [
             {"topic": "orders", "partition": 1, "offset": 1, "key": "k1", "expected_sha256": sha("b1"),
              "actual_sha256": None, "reason": "missing"},
@@ -365,6 +366,7 @@ def test_summary_of_a_clean_recovery_with_a_new_topic_is_ok(df, ledger, readable
         "reasons": {"lost_records": {}, "committed_offset_problems": {}, "replica_problems": {},
                     "partition_changes": {"appeared": 1}},
         "lost_records_total": 0,
+        "lost_by_topic": {},
         "lost_records": [],
     }
 

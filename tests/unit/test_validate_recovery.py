@@ -64,3 +64,18 @@ def test_an_unreachable_cluster(tmp_path):
     proc = _run_with_ledger(tmp_path, [LEDGER_LINE])
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert "cannot reach the cluster at 127.0.0.1:1" in proc.stderr
+
+
+def test_offset_ranges_read_back_only_what_the_ledger_covers_within_the_log():
+    sys.path.insert(0, str(REPO / "spark"))
+    from validate_recovery import offset_ranges
+    partitions = [{"topic": "t", "partition": p, "first": first, "last": last, "without_offset": without}
+                  for p, first, last, without in [(0, 10, 19, 0),   # within the log
+                                                  (1, 0, 99, 0),    # the log starts at 50 now, ends at 80
+                                                  (2, 0, 9, 0),     # everything deleted
+                                                  (3, 5, 6, 1),     # a line without an offset: all of the log
+                                                  (4, 0, 9, 0)]]    # the partition is gone
+    earliest = {("t", 0): 0, ("t", 1): 50, ("t", 2): 10, ("t", 3): 2}
+    latest = {("t", 0): 100, ("t", 1): 80, ("t", 2): 10, ("t", 3): 40}
+    assert offset_ranges(partitions, earliest, latest) == {("t", 0): (10, 20), ("t", 1): (50, 80),
+                                                           ("t", 3): (2, 40)}
