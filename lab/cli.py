@@ -2,11 +2,12 @@
 opposite or by `python -m lab heal` (see `python -m lab --help`)."""
 
 import argparse
+import pathlib
 import shutil
 import sys
 import time
 
-from . import base, config, disks, faults, machines, names, network
+from . import base, cluster_settings, config, disks, faults, machines, names, network, spark
 from .shell import LabError
 
 
@@ -21,9 +22,9 @@ def up(hosts):
     machines.stop(to_boot)  # what is left of them after a killed lab: a dead nspawn's init
     if len(to_boot) == len(hosts):
         # Nothing runs from the base, so it is safe to (re)write what hosts read from it.
-        base.write_host_files(hosts, public_key)
+        base.write_host_files(hosts + spark.HOSTS, public_key)
     network.ensure_bridge(config.bridge_address(hosts))
-    names.add_to_controller(hosts)
+    names.add_to_controller(hosts + spark.HOSTS)
     for host in to_boot:
         network.ensure_netns(host)
         if host.has_disk:
@@ -37,7 +38,7 @@ def up(hosts):
 
 def down(hosts):
     started = time.monotonic()
-    stopped = machines.stop(hosts)
+    stopped = machines.stop(hosts + spark.HOSTS)
     if stopped:
         print(f"stopped {', '.join(stopped)}", flush=True)
     network.teardown()
@@ -82,7 +83,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m lab", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     for name, text in (("up", "boot every host that is not running"), ("down", "remove the whole lab"),
-                       ("status", "each host, its address and state"), ("heal", "undo every fault")):
+                       ("status", "each host, its address and state"), ("heal", "undo every fault"),
+                       ("spark-up", "boot the Spark hosts and start a master and two workers (lab/spark.py)"),
+                       ("spark-down", "stop the Spark hosts")):
         commands.add_parser(name, help=text)
     for name, function in {**SERVICE_FAULTS, **HOST_FAULTS}.items():
         command = commands.add_parser(name, help=function.__doc__.split("\n\n")[0])
@@ -97,6 +100,14 @@ def main(argv=None):
     try:
         if args.command in ("up", "down", "status", "heal"):
             {"up": up, "down": down, "status": status, "heal": heal}[args.command](hosts)
+            return 0
+        if args.command == "spark-up":
+            # Executors read the ledger's topics with the kit's client settings: the CA file's folder goes along.
+            truststore = cluster_settings.load()["kafka_java"].get("ssl.truststore.location")
+            spark.up(pathlib.Path(truststore).parent if truststore else config.ROOT)
+            return 0
+        if args.command == "spark-down":
+            spark.down()
             return 0
         host = _host(hosts, args.host)
         if args.command in SERVICE_FAULTS:

@@ -69,7 +69,8 @@ def _live_init(host):
     return value if namespace != os.readlink("/proc/self/ns/pid") else None
 
 
-def start(host):
+def start(host, binds=()):
+    """Boot the host from the base; binds: more systemd-nspawn --bind/--bind-ro options."""
     upper = run_dir(host) / "upper"
     upper.mkdir(parents=True, exist_ok=True)
     cmd = ["systemd-nspawn", "--quiet", "--register=no", "--keep-unit", "--boot",
@@ -78,6 +79,7 @@ def start(host):
            "--console=passive"]
     if host.has_disk:
         cmd.append(f"--bind={disks.mount_point(host)}:{config.DATA_DISK_MOUNT}")
+    cmd += binds
     with open(run_dir(host) / "console.log", "ab") as log:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                 start_new_session=True)

@@ -85,7 +85,7 @@ def main():
         sys.exit("replace_broker.yml failed: see its output above")
 
     validated = playbook("validate_recovery.yml", "-e", f"before_snapshot={before}", "-e", f"ledger={ledger}",
-                         "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={report}")
+                         "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={report}", "-e", "check_duplicates=true")
     result = json.loads((report / "result.json").read_text())
     playbook("cluster_summary.yml")
 

@@ -98,10 +98,28 @@ def spark_session(master, conf):
 
 
 def read_snapshot(spark, snapshot_dir):
+    """(partitions, group offsets) of a snapshot folder, read here on the driver: a snapshot is small, and
+    executors on other hosts need not see the folder."""
     folder = pathlib.Path(snapshot_dir)
-    partitions = spark.read.schema(checks.PARTITIONS_SCHEMA).json(str(folder / "partitions.jsonl"))
-    groups = spark.read.schema(checks.GROUP_OFFSETS_SCHEMA).json(str(folder / "group_offsets.jsonl"))
-    return partitions, groups
+
+    def frame(name, schema):
+        try:
+            rows = [json.loads(line) for line in (folder / name).read_text().splitlines() if line.strip()]
+            return spark.createDataFrame([tuple(r.get(f) for f in schema.fieldNames()) for r in rows], schema)
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise BadInput(f"{folder / name} is unreadable: {exc}") from None
+    return (frame("partitions.jsonl", checks.PARTITIONS_SCHEMA),
+            frame("group_offsets.jsonl", checks.GROUP_OFFSETS_SCHEMA))
+
+
+def ledger_location_problem(master, ledger):
+    """Why the executors of this master could not read the ledger (None when they can): a Spark cluster's
+    executors run on other hosts and read the ledger there, so a path of this machine means nothing to them."""
+    if not ledger or master.startswith("local") or "://" in ledger:
+        return None
+    return (f"--ledger {ledger} is a path on this machine, but the executors of --master {master} run on other "
+            "hosts and read the ledger there: give a URI every executor can read (file:///PATH on a filesystem "
+            "mounted at the same path on the workers, hdfs://..., s3a://...)")
 
 
 def hadoop_path(spark, location):
@@ -367,6 +385,9 @@ def validate(args):
     if before_cluster["cluster_id"] != after_cluster["cluster_id"]:
         raise BadInput(f"the snapshots are of two clusters: {before_cluster['cluster_id']} (before, "
                        f"{args.before}) and {after_cluster['cluster_id']} (after, {args.after})")
+    problem = ledger_location_problem(args.master, args.ledger)
+    if problem:
+        raise BadInput(problem)
     clients = cluster_clients(args)
     if args.ledger and clients[0] is None:
         raise BadInput("a ledger is checked against the records read back: give --client-settings or "

@@ -79,3 +79,24 @@ def test_offset_ranges_read_back_only_what_the_ledger_covers_within_the_log():
     latest = {("t", 0): 100, ("t", 1): 80, ("t", 2): 10, ("t", 3): 40}
     assert offset_ranges(partitions, earliest, latest) == {("t", 0): (10, 20), ("t", 1): (50, 80),
                                                            ("t", 3): (2, 40)}
+
+
+def test_a_local_ledger_path_with_a_cluster_master_is_refused(tmp_path):
+    (tmp_path / "ledger").mkdir()
+    proc = _run("--before", _snapshot(tmp_path / "b"), "--after", _snapshot(tmp_path / "a"),
+                "--ledger", tmp_path / "ledger", "--bootstrap-servers", "127.0.0.1:1", "--report-dir", tmp_path / "r",
+                "--master", "spark://nowhere:7077")
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert f"--ledger {tmp_path / 'ledger'} is a path on this machine, but the executors of --master " \
+           "spark://nowhere:7077 run on other hosts" in proc.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_ledger_locations_executors_can_read():
+    sys.path.insert(0, str(REPO / "spark"))
+    from validate_recovery import ledger_location_problem
+    assert ledger_location_problem("local[*]", "/var/tmp/ledger") is None
+    assert ledger_location_problem("spark://m:7077", "file:///shared/ledger") is None
+    assert ledger_location_problem("yarn", "hdfs://nn/ledger") is None
+    assert ledger_location_problem("spark://m:7077", None) is None
+    assert "is a path on this machine" in ledger_location_problem("k8s://api:443", "ledger")

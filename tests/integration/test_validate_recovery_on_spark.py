@@ -1,0 +1,82 @@
+"""The recovery validator on a Spark standalone cluster (lab/spark.py: a master on spark1, workers on spark2 and
+spark3): nothing lost after a clean run, then exactly the records removed with delete_records; the tasks ran on
+the worker hosts, as the application's event log records them."""
+
+import json
+import subprocess
+import sys
+import uuid
+
+import pytest
+from confluent_kafka import TopicPartition
+from confluent_kafka.admin import AdminClient
+
+from canary.ledger import read_acked
+from lab import cluster_settings, config, spark
+from lab.cluster_settings import kafka_config
+
+DELETED_BELOW = 100
+
+
+@pytest.fixture(scope="module")
+def spark_cluster():
+    subprocess.run([sys.executable, "-m", "lab", "spark-up"], cwd=config.REPO, check=True)
+    yield spark.MASTER_URL
+    subprocess.run([sys.executable, "-m", "lab", "spark-down"], cwd=config.REPO, check=True)
+
+
+def _task_hosts(event_dir):
+    """The hosts the application's tasks ran on, from its Spark event log."""
+    hosts = set()
+    for log in event_dir.rglob("events_*"):  # eventlog_v2_<app>/events_<n>_<app> (next to an empty appstatus)
+        for line in log.read_text().splitlines():
+            event = json.loads(line)
+            if event["Event"] == "SparkListenerTaskEnd":
+                hosts.add(event["Task Info"]["Host"])
+    return hosts
+
+
+def _validate(run_playbook, before, ledger, snapshots, report, events):
+    driver_address = config.bridge_address(config.load_hosts()).split("/")[0]  # where executors reach the driver
+    events.mkdir()
+    conf = [f"spark.driver.host={driver_address}", "spark.eventLog.enabled=true",
+            f"spark.eventLog.dir={events.as_uri()}", "spark.eventLog.compress=false"]
+    proc = run_playbook("validate_recovery.yml", "-e", f"before_snapshot={before}", "-e", f"ledger={ledger.as_uri()}",
+                        "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={report}",
+                        "-e", f"spark_master={spark.MASTER_URL}", "-e", json.dumps({"spark_conf": conf}))
+    result = json.loads((report / "result.json").read_text()) if (report / "result.json").exists() else None
+    return proc, result
+
+
+def test_validator_on_a_spark_cluster_finds_nothing_lost_then_exactly_the_deleted_records(
+        spark_cluster, run_playbook, bootstrap_servers, tmp_path):
+    topic, work = f"canary-{uuid.uuid4().hex[:8]}", spark.SHARED / uuid.uuid4().hex[:8]
+    ledger = work / "ledger"  # on the folder the workers see at the same path
+    canary = subprocess.run([sys.executable, "-m", "canary", "--client-settings", str(cluster_settings.PATH),
+                             "--topic", topic, "--count", "3000", "--rate", "1500", "--ledger", str(ledger)],
+                            cwd=config.REPO, capture_output=True, text=True, timeout=300)
+    assert canary.returncode == 0, canary.stderr[-2000:]
+    entries = read_acked(ledger)
+    snapshots = tmp_path / "snapshots"
+    assert run_playbook("snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}").returncode == 0
+    before = max(snapshots.glob("*/*/cluster.json")).parent
+
+    clean, result = _validate(run_playbook, before, ledger, snapshots, tmp_path / "clean", tmp_path / "events-clean")
+    assert clean.returncode == 0, clean.stdout[-3000:]
+    assert (result["verdict"], result["lost_records_total"]) == ("ok", 0)
+    assert result["topics"][topic] == {"acknowledged": 3000, "lost": 0}
+    workers = {w.fqdn for w in spark.WORKERS} | {w.address for w in spark.WORKERS}
+    ran_on = _task_hosts(tmp_path / "events-clean")
+    assert ran_on and ran_on <= workers, f"tasks ran on {ran_on}, not only on the workers {workers}"
+    assert len(ran_on) == len(spark.WORKERS), f"tasks ran on {ran_on}: not on every worker"
+
+    admin = AdminClient(kafka_config(bootstrap_servers))
+    gone = TopicPartition(topic, 0, DELETED_BELOW)
+    admin.delete_records([gone])[gone].result(30)
+    expected = sorted(e["offset"] for e in entries if e["partition"] == 0 and e["offset"] < DELETED_BELOW)
+    lossy, result = _validate(run_playbook, before, ledger, snapshots, tmp_path / "lossy", tmp_path / "events-lossy")
+    assert lossy.returncode != 0 and result["exit_status"] == 1
+    assert [(r["partition"], r["offset"], r["reason"]) for r in result["lost_records"]] == [
+        (0, o, "below_log_start") for o in expected]
+    assert _task_hosts(tmp_path / "events-lossy") <= workers
+    admin.delete_topics([topic])[topic].result(30)
