@@ -4,13 +4,16 @@ same run, by
 
 - spark/validate_recovery.py in local mode (its defaults; the time includes the JVM start, the snapshot checks
   and the report),
+- the same job on the lab's Spark standalone cluster (lab/spark.py: a master and two one-core workers; the
+  driver here), its peak memory being the driver's process tree plus the executors' (sampled on the workers),
 - bench/plain_validate.py, the plain single-process Python a user would write instead (the ledger into a dict
   with pyarrow, a confluent-kafka consumer, hashlib), reading the same ledger folder,
 - bench/read_floor.py, the floor: a confluent-kafka consumer that reads the same records and checks nothing;
 
 each timed, with the peak resident memory of its process tree (sampled every 0.2 s).
 
-Run: make bench-validator   (the lab must be up and deployed: make deploy; about 15 minutes, 2 GB of disk)
+Run: make bench-validator   (the lab must be up and deployed: make deploy; it starts the Spark hosts; about 15
+     minutes, 1 GB of disk for the ledger)
      python bench/validator.py --records N [--keep]   (--keep leaves the topic and the ledger for a rerun with
      the same records, which then skips writing them)
 """
@@ -21,6 +24,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import uuid
 
@@ -30,11 +34,42 @@ sys.path.insert(0, str(REPO))
 from confluent_kafka.admin import AdminClient  # noqa: E402
 
 from canary import Canary, ensure_topic  # noqa: E402
-from lab import cluster_settings  # noqa: E402
+from lab import cluster_settings, spark  # noqa: E402
 from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.measure import run_with_peak_rss  # noqa: E402
 
-WORK = REPO / ".cache" / "bench-validator"
+WORK = spark.SHARED / "bench-validator"  # the executors of the Spark cluster read the ledger at this path
+
+
+class ExecutorMemory:
+    """Samples the summed resident memory of the Spark executors on the workers (their JVMs are processes of
+    this machine too) every 0.2 s, and keeps the peak."""
+
+    def __init__(self):
+        self.peak_mib, self._stop = 0, threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            total = 0
+            for proc in pathlib.Path("/proc").glob("[0-9]*"):
+                try:
+                    if b"CoarseGrainedExecutorBackend" in (proc / "cmdline").read_bytes():
+                        rss = next(line for line in (proc / "status").read_text().splitlines()
+                                   if line.startswith("VmRSS:"))
+                        total += int(rss.split()[1]) / 1024
+                except (OSError, StopIteration):
+                    continue
+            self.peak_mib = max(self.peak_mib, total)
+            self._stop.wait(0.2)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
 
 
 def snapshot(folder):
@@ -93,14 +128,24 @@ def main():
     ledger, settings = WORK / "ledger", str(cluster_settings.PATH)
     print(f"ledger: {sum(p.stat().st_size for p in ledger.iterdir()) / 2 ** 20:.0f} MiB", flush=True)
     try:
-        spark = [sys.executable, "spark/validate_recovery.py", "--before", state["before"], "--after",
-                 state["after"], "--ledger", str(ledger), "--client-settings", settings]
+        subprocess.run([sys.executable, "-m", "lab", "spark-up"], cwd=REPO, check=True)
+        spark_job = [sys.executable, "spark/validate_recovery.py", "--before", state["before"], "--after",
+                     state["after"], "--client-settings", settings]
 
         def lost(report):
             result = report / "result.json"
             return lambda _: json.loads(result.read_text())["lost_records_total"] if result.exists() else None
-        rows = [measure("spark local", [*spark, "--report-dir", str(WORK / "report-local")],
-                        lost(WORK / "report-local")),
+        local = measure("spark local", [*spark_job, "--report-dir", str(WORK / "report-local"),
+                                        "--ledger", str(ledger)], lost(WORK / "report-local"))
+        with ExecutorMemory() as executors:
+            on_cluster = measure("spark cluster", [*spark_job, "--report-dir", str(WORK / "report-cluster"),
+                                                   "--ledger", ledger.as_uri(), "--master", spark.MASTER_URL,
+                                                   "--conf", f"spark.driver.host={spark.driver_address()}"],
+                                 lost(WORK / "report-cluster"))
+        # the driver's process tree here, and the executors' on the workers
+        on_cluster["peak_mib"] = round(on_cluster["peak_mib"] + executors.peak_mib)
+        on_cluster["name"] += f" (driver + executors {executors.peak_mib:,.0f} MiB)"
+        rows = [local, on_cluster,
                 measure("plain python", [sys.executable, "bench/plain_validate.py", str(ledger), settings], last_json),
                 measure("floor (read only)", [sys.executable, "bench/read_floor.py", state["topic"], settings],
                         last_json)]
@@ -110,8 +155,10 @@ def main():
             print(f"| {r['name']} | {r['exit']} | {r['seconds']} | {state['acked'] / r['seconds']:,.0f} | "
                   f"{r['peak_mib']:,} | {r['result']} |")
     finally:
+        subprocess.run([sys.executable, "-m", "lab", "spark-down"], cwd=REPO, check=True)
         if not args.keep:
-            AdminClient(kafka_config()).delete_topics([state["topic"]])[state["topic"]].result(60)
+            admin = AdminClient(kafka_config())  # referenced until the result: a collected client cancels it
+            admin.delete_topics([state["topic"]])[state["topic"]].result(60)
             shutil.rmtree(WORK, ignore_errors=True)
 
 

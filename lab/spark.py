@@ -32,6 +32,12 @@ WORKER_MEMORY = "1g"    # what a worker offers its executors (the validator asks
 DAEMON_MEMORY = "256m"  # the master's and the workers' own heaps
 
 
+def driver_address():
+    """This machine's address on the lab's bridge: where the executors reach a driver run here
+    (spark.driver.host)."""
+    return config.bridge_address(config.load_hosts()).split("/")[0]
+
+
 def _spark_home():
     return pathlib.Path(subprocess.run([VENV / "bin" / "python", "-c", "import pyspark, os; "
                                         "print(os.path.dirname(pyspark.__file__))"],

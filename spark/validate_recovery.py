@@ -14,6 +14,7 @@ regression found, 2 = bad input (the message says what).
 import argparse
 import datetime
 import json
+import os
 import pathlib
 import sys
 
@@ -75,17 +76,30 @@ def check_reachable(client_conf, timeout=15):
         raise BadInput(f"cannot reach the cluster at {client_conf['bootstrap.servers']}: {exc}") from None
 
 
+def submitted():
+    """True when spark-submit started this driver: its --master, --jars or --packages and memory settings hold."""
+    return "PYSPARK_GATEWAY_PORT" in os.environ
+
+
+def spark_master(args):
+    if submitted():
+        from pyspark import SparkConf
+        return SparkConf().get("spark.master", "local[*]")
+    return args.master or "local[*]"
+
+
 def spark_session(master, conf):
     from pyspark.sql import SparkSession
-    jars = sorted(str(p) for p in JARS_DIR.glob("*.jar"))
-    builder = (SparkSession.builder.master(master).appName("validate_recovery")
-               .config("spark.jars", ",".join(jars))
+    builder = (SparkSession.builder.appName("validate_recovery")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false"))
-    # A small driver that spills rather than a heap sized for the ledger (measured: bench/validator.py); the
-    # serial collector's bookkeeping is the smallest. --conf overrides either.
-    for key, value in DRIVER_DEFAULTS.items():
-        builder = builder.config(key, value)
+    if not submitted():
+        jars = sorted(str(p) for p in JARS_DIR.glob("*.jar"))
+        builder = builder.master(master).config("spark.jars", ",".join(jars))
+        # A small driver that spills rather than a heap sized for the ledger (measured: bench/validator.py);
+        # the serial collector's bookkeeping is the smallest. --conf overrides either.
+        for key, value in DRIVER_DEFAULTS.items():
+            builder = builder.config(key, value)
     for setting in conf:
         key, _, value = setting.partition("=")
         builder = builder.config(key, value)
@@ -103,11 +117,16 @@ def read_snapshot(spark, snapshot_dir):
     folder = pathlib.Path(snapshot_dir)
 
     def frame(name, schema):
+        # Through Arrow, so that no Python worker is needed to turn the rows into a DataFrame.
+        import pyarrow as pa
+        from pyspark.sql.pandas.types import to_arrow_schema
         try:
             rows = [json.loads(line) for line in (folder / name).read_text().splitlines() if line.strip()]
-            return spark.createDataFrame([tuple(r.get(f) for f in schema.fieldNames()) for r in rows], schema)
-        except (ValueError, TypeError, AttributeError) as exc:
+            table = pa.Table.from_pylist([{f: r.get(f) for f in schema.fieldNames()} for r in rows],
+                                         schema=to_arrow_schema(schema))
+        except (ValueError, TypeError, AttributeError, pa.ArrowException) as exc:
             raise BadInput(f"{folder / name} is unreadable: {exc}") from None
+        return spark.createDataFrame(table, schema)
     return (frame("partitions.jsonl", checks.PARTITIONS_SCHEMA),
             frame("group_offsets.jsonl", checks.GROUP_OFFSETS_SCHEMA))
 
@@ -385,14 +404,15 @@ def validate(args):
     if before_cluster["cluster_id"] != after_cluster["cluster_id"]:
         raise BadInput(f"the snapshots are of two clusters: {before_cluster['cluster_id']} (before, "
                        f"{args.before}) and {after_cluster['cluster_id']} (after, {args.after})")
-    problem = ledger_location_problem(args.master, args.ledger)
+    master = spark_master(args)
+    problem = ledger_location_problem(master, args.ledger)
     if problem:
         raise BadInput(problem)
     clients = cluster_clients(args)
     if args.ledger and clients[0] is None:
         raise BadInput("a ledger is checked against the records read back: give --client-settings or "
                        "--bootstrap-servers")
-    spark = spark_session(args.master, args.conf)
+    spark = spark_session(master, args.conf)
     try:
         summary, topics_counts, samples, hw_rows = judge(spark, args, clients)
     finally:
@@ -421,7 +441,7 @@ def main(argv=None):
                                                    "playbooks/client_settings.yml writes (addresses and security)")
     cluster.add_argument("--bootstrap-servers", help="or the host:port,... of an open (PLAINTEXT) cluster")
     parser.add_argument("--report-dir", required=True)
-    parser.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+    parser.add_argument("--master", help="Spark master (default local[*]; under spark-submit, its --master)")
     parser.add_argument("--lost-limit", type=int, default=1000, help="lost records listed in result.json")
     parser.add_argument("--duplicates", action="store_true",
                         help="also count keys readable more than once (not loss: a retried write stored twice); "

@@ -37,9 +37,8 @@ def _task_hosts(event_dir):
 
 
 def _validate(run_playbook, before, ledger, snapshots, report, events):
-    driver_address = config.bridge_address(config.load_hosts()).split("/")[0]  # where executors reach the driver
     events.mkdir()
-    conf = [f"spark.driver.host={driver_address}", "spark.eventLog.enabled=true",
+    conf = [f"spark.driver.host={spark.driver_address()}", "spark.eventLog.enabled=true",
             f"spark.eventLog.dir={events.as_uri()}", "spark.eventLog.compress=false"]
     proc = run_playbook("validate_recovery.yml", "-e", f"before_snapshot={before}", "-e", f"ledger={ledger.as_uri()}",
                         "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={report}",
@@ -69,6 +68,18 @@ def test_validator_on_a_spark_cluster_finds_nothing_lost_then_exactly_the_delete
     ran_on = _task_hosts(tmp_path / "events-clean")
     assert ran_on and ran_on <= workers, f"tasks ran on {ran_on}, not only on the workers {workers}"
     assert len(ran_on) == len(spark.WORKERS), f"tasks ran on {ran_on}: not on every worker"
+
+    # The same job through spark-submit (spark/README.md): its --master and --jars hold.
+    jars = ",".join(str(j) for j in sorted((config.REPO / ".cache" / "spark-jars").glob("*.jar")))
+    submitted = subprocess.run([str(config.REPO / ".venv" / "bin" / "spark-submit"), "--master", spark.MASTER_URL,
+                                "--jars", jars, "--conf", f"spark.driver.host={spark.driver_address()}",
+                                "spark/validate_recovery.py", "--before", str(before), "--after", result["after"],
+                                "--ledger", ledger.as_uri(), "--client-settings", str(cluster_settings.PATH),
+                                "--report-dir", str(tmp_path / "submitted")],
+                               cwd=config.REPO, capture_output=True, text=True, timeout=600)
+    assert submitted.returncode == 0, submitted.stderr[-3000:]
+    assert json.loads((tmp_path / "submitted" / "result.json").read_text())["topics"][topic] == {
+        "acknowledged": 3000, "lost": 0}
 
     admin = AdminClient(kafka_config(bootstrap_servers))
     gone = TopicPartition(topic, 0, DELETED_BELOW)
