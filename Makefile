@@ -7,7 +7,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
 .PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
-	test lint unit molecule \
+	test test-long lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security
 
 setup: host-packages venv collection-link kafka-archive spark-jars
@@ -82,6 +82,14 @@ rule-removal: setup
 security-drills: setup
 	python tests/drills/secure_cluster.py
 	python tests/drills/rotate_ca.py
+
+# Lab tests too long for make test (tests/integration/long_*.py, which pytest collects only when named), on a
+# freshly deployed lab: the CA rotation under load (about 10 minutes).
+test-long: setup
+	python -m lab down
+	python -m lab up
+	ansible-playbook playbooks/site.yml
+	pytest -p no:cacheprovider tests/integration/long_*.py --junitxml=.cache/test-results/long.xml
 
 lint: setup
 	yamllint --strict .
