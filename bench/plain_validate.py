@@ -36,20 +36,25 @@ def load_ledger(folder):
     return expected
 
 
-def main(ledger_folder, client_settings_path):
-    expected = load_ledger(ledger_folder)
+def consumer_from_start(client_settings_path, topics, group):
+    """(a consumer assigned every non-empty partition of the topics from its first offset, how many)."""
     with open(client_settings_path, encoding="utf-8") as settings:
         client_conf = json.load(settings)["kafka"]
-    consumer = Consumer(client_conf | {"group.id": "plain-validate",
-                         "enable.auto.commit": False, "enable.partition.eof": True})
+    consumer = Consumer(client_conf | {"group.id": group, "enable.auto.commit": False, "enable.partition.eof": True})
     partitions = []
-    for topic in {t for t, _, _ in expected}:
+    for topic in topics:
         for p in consumer.list_topics(topic, timeout=30).topics[topic].partitions:
             low, high = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=30)
             if high > low:
                 partitions.append(TopicPartition(topic, p, low))
     consumer.assign(partitions)
-    remaining, intact = len(partitions), 0
+    return consumer, len(partitions)
+
+
+def main(ledger_folder, client_settings_path):
+    expected = load_ledger(ledger_folder)
+    consumer, remaining = consumer_from_start(client_settings_path, {t for t, _, _ in expected}, "plain-validate")
+    intact = 0
     while remaining:
         for msg in consumer.consume(num_messages=10000, timeout=5):
             if msg.error():

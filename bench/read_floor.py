@@ -7,21 +7,12 @@ Run: python bench/read_floor.py TOPIC CLIENT_SETTINGS (the JSON file of playbook
 import json
 import sys
 
-from confluent_kafka import Consumer, TopicPartition
+from plain_validate import consumer_from_start
 
 
 def main(topic, client_settings_path):
-    with open(client_settings_path, encoding="utf-8") as settings:
-        client_conf = json.load(settings)["kafka"]
-    consumer = Consumer(client_conf | {"group.id": "read-floor", "enable.auto.commit": False,
-                                       "enable.partition.eof": True})
-    partitions = []
-    for p in consumer.list_topics(topic, timeout=30).topics[topic].partitions:
-        low, high = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=30)
-        if high > low:
-            partitions.append(TopicPartition(topic, p, low))
-    consumer.assign(partitions)
-    remaining, records = len(partitions), 0
+    consumer, remaining = consumer_from_start(client_settings_path, [topic], "read-floor")
+    records = 0
     while remaining:
         for msg in consumer.consume(num_messages=10000, timeout=5):
             if msg.error():

@@ -1,12 +1,14 @@
 """The recovery validator's entry point: arguments, the SparkSession and all IO around spark/checks.py.
 
-  python spark/validate_recovery.py --before SNAPSHOT_DIR --after SNAPSHOT_DIR [--ledger FILE]
+  python spark/validate_recovery.py --before SNAPSHOT_DIR --after SNAPSHOT_DIR [--ledger FOLDER_OR_FILE]
       (--client-settings FILE | --bootstrap-servers HOST:PORT,...) --report-dir DIR [--master URL]
-      [--lost-limit N] [--conf K=V]
+      [--lost-limit N] [--duplicates] [--conf K=V]
+  (or through spark-submit, whose --master, jars and memory settings then hold; spark/README.md)
 
 SNAPSHOT_DIR is a folder written by playbooks/snapshot_offsets.yml (<dir>/<cluster id>/<UTC time>/).
-With a ledger, the topics it names are read back through Spark's Kafka source (jars from
-.cache/spark-jars, fetched by `make setup`; nothing is downloaded at run time).
+A ledger is a canary's folder or a JSON lines file (spark/README.md); with one, the offsets it covers are
+read back through Spark's Kafka source (jars from .cache/spark-jars, fetched by `make setup`; nothing is
+downloaded at run time).
 Writes DIR/result.json, DIR/report.md and DIR/chart.png. Exit status: 0 = nothing lost, 1 = loss or
 regression found, 2 = bad input (the message says what).
 """
