@@ -36,7 +36,7 @@ from confluent_kafka.admin import AdminClient  # noqa: E402
 from canary import Canary, ensure_topic  # noqa: E402
 from lab import cluster_settings, spark  # noqa: E402
 from lab.cluster_settings import kafka_config  # noqa: E402
-from lab.measure import run_with_peak_rss  # noqa: E402
+from lab.measure import rss_kib, run_with_peak_rss  # noqa: E402
 
 WORK = spark.SHARED / "bench-validator"  # the executors of the Spark cluster read the ledger at this path
 
@@ -51,16 +51,14 @@ class ExecutorMemory:
 
     def _run(self):
         while not self._stop.is_set():
-            total = 0
+            total_kib = 0
             for proc in pathlib.Path("/proc").glob("[0-9]*"):
                 try:
                     if b"CoarseGrainedExecutorBackend" in (proc / "cmdline").read_bytes():
-                        rss = next(line for line in (proc / "status").read_text().splitlines()
-                                   if line.startswith("VmRSS:"))
-                        total += int(rss.split()[1]) / 1024
-                except (OSError, StopIteration):
+                        total_kib += rss_kib(proc.name)
+                except OSError:
                     continue
-            self.peak_mib = max(self.peak_mib, total)
+            self.peak_mib = max(self.peak_mib, total_kib / 1024)
             self._stop.wait(0.2)
 
     def __enter__(self):

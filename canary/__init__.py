@@ -55,9 +55,8 @@ def ensure_topic(client_conf, topic, partitions=6, replication_factor=3, timeout
 
 class Canary:
     """Writes record N (key canary-N, a value that names N) at about `rate` records/s, from start() until
-    stop() or `count` records; every acknowledged record goes to the ledger folder (canary/ledger.py), and so does
-every failed delivery. client_conf is the
-    cluster's librdkafka configuration (client_config).
+    stop() or `count` records; every acknowledged record goes to the ledger folder (canary/ledger.py), and so
+    does every failed delivery. client_conf is the cluster's librdkafka configuration (client_config).
 
     acks="all" (the default) writes idempotently; acks="1" (for negative controls: a leader may
     acknowledge what its followers never get) cannot, as Kafka requires acks=all for idempotence.

@@ -16,6 +16,7 @@ from canary.ledger import read_acked
 from lab import cluster_settings
 from lab.cluster_settings import kafka_config
 from lab.config import REPO
+from lab.traffic import delete_topic
 
 DELETED_BELOW = 200  # records of partition 0 below this offset are deleted
 
@@ -99,9 +100,7 @@ def test_a_canary_killed_with_sigkill_leaves_a_ledger_with_nothing_reported_lost
         canary.send_signal(signal.SIGKILL)
         canary.wait()
     in_ledger = len(read_acked(ledger))
-    admin = AdminClient(kafka_config(bootstrap_servers))
-    consumer_conf = kafka_config(bootstrap_servers) | {"group.id": "sigkill-test"}
-    consumer = Consumer(consumer_conf)
+    consumer = Consumer(kafka_config(bootstrap_servers) | {"group.id": "sigkill-test"})
     stored = sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=30)[1]
                  for p in consumer.list_topics(topic, timeout=30).topics[topic].partitions)
     consumer.close()
@@ -114,4 +113,4 @@ def test_a_canary_killed_with_sigkill_leaves_a_ledger_with_nothing_reported_lost
     result = json.loads((tmp_path / "report" / "result.json").read_text())
     assert (result["verdict"], result["lost_records_total"]) == ("ok", 0)
     assert result["topics"][topic] == {"acknowledged": in_ledger, "lost": 0}
-    admin.delete_topics([topic])[topic].result(30)
+    delete_topic(bootstrap_servers, topic)
