@@ -14,8 +14,11 @@ each timed, with the peak resident memory of its process tree (sampled every 0.2
 
 Run: make bench-validator   (the lab must be up and deployed: make deploy; it starts the Spark hosts; about 15
      minutes, 1 GB of disk for the ledger)
-     python bench/validator.py --records N [--keep]   (--keep leaves the topic and the ledger for a rerun with
-     the same records, which then skips writing them)
+     python bench/validator.py --records N [--keep] [--contenders NAME,...]   (--keep leaves the topic and the
+     ledger for a rerun with the same records, which then skips writing them; --contenders runs only those of
+     local, cluster, plain, floor, and none with an empty list. The plain script keeps every record of the
+     ledger in a dict: at 100,000,000 records it needs more memory than the 24 GiB machine has, so leave it
+     out there and state its growth per record from runs at smaller sizes)
 """
 
 import argparse
@@ -39,6 +42,7 @@ from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.measure import rss_kib, run_with_peak_rss  # noqa: E402
 
 WORK = spark.SHARED / "bench-validator"  # the executors of the Spark cluster read the ledger at this path
+CONTENDERS = ("local", "cluster", "plain", "floor")
 
 
 class ExecutorMemory:
@@ -118,42 +122,54 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=10_000_000)
     parser.add_argument("--keep", action="store_true", help="keep the topic and ledger for a rerun")
+    parser.add_argument("--contenders", default=",".join(CONTENDERS),
+                        help=f"comma-separated, of {', '.join(CONTENDERS)} (default: all)")
     args = parser.parse_args()
+    chosen = [c for c in args.contenders.split(",") if c]
+    if unknown := set(chosen) - set(CONTENDERS):
+        parser.error(f"unknown contenders: {', '.join(sorted(unknown))}")
     state_file = WORK / "state.json"
     state = json.loads(state_file.read_text()) if state_file.exists() else {}
     if state.get("records") != args.records:
         state = write_records(args.records)
     ledger, settings = WORK / "ledger", str(cluster_settings.PATH)
     print(f"ledger: {sum(p.stat().st_size for p in ledger.iterdir()) / 2 ** 20:.0f} MiB", flush=True)
+    rows = []
     try:
-        subprocess.run([sys.executable, "-m", "lab", "spark-up"], cwd=REPO, check=True)
         spark_job = [sys.executable, "spark/validate_recovery.py", "--before", state["before"], "--after",
                      state["after"], "--client-settings", settings]
 
         def lost(report):
             result = report / "result.json"
             return lambda _: json.loads(result.read_text())["lost_records_total"] if result.exists() else None
-        local = measure("spark local", [*spark_job, "--report-dir", str(WORK / "report-local"),
-                                        "--ledger", str(ledger)], lost(WORK / "report-local"))
-        with ExecutorMemory() as executors:
-            on_cluster = measure("spark cluster", [*spark_job, "--report-dir", str(WORK / "report-cluster"),
-                                                   "--ledger", ledger.as_uri(), "--master", spark.MASTER_URL,
-                                                   "--conf", f"spark.driver.host={spark.driver_address()}"],
-                                 lost(WORK / "report-cluster"))
-        # the driver's process tree here, and the executors' on the workers
-        on_cluster["peak_mib"] = round(on_cluster["peak_mib"] + executors.peak_mib)
-        on_cluster["name"] += f" (driver + executors {executors.peak_mib:,.0f} MiB)"
-        rows = [local, on_cluster,
-                measure("plain python", [sys.executable, "bench/plain_validate.py", str(ledger), settings], last_json),
-                measure("floor (read only)", [sys.executable, "bench/read_floor.py", state["topic"], settings],
-                        last_json)]
+        if "local" in chosen:
+            rows.append(measure("spark local", [*spark_job, "--report-dir", str(WORK / "report-local"),
+                                                "--ledger", str(ledger)], lost(WORK / "report-local")))
+        if "cluster" in chosen:
+            subprocess.run([sys.executable, "-m", "lab", "spark-up"], cwd=REPO, check=True)
+            with ExecutorMemory() as executors:
+                on_cluster = measure("spark cluster", [*spark_job, "--report-dir", str(WORK / "report-cluster"),
+                                                       "--ledger", ledger.as_uri(), "--master", spark.MASTER_URL,
+                                                       "--conf", f"spark.driver.host={spark.driver_address()}"],
+                                     lost(WORK / "report-cluster"))
+            # the driver's process tree here, and the executors' on the workers
+            on_cluster["peak_mib"] = round(on_cluster["peak_mib"] + executors.peak_mib)
+            on_cluster["name"] += f" (driver + executors {executors.peak_mib:,.0f} MiB)"
+            rows.append(on_cluster)
+        if "plain" in chosen:
+            rows.append(measure("plain python", [sys.executable, "bench/plain_validate.py", str(ledger), settings],
+                                last_json))
+        if "floor" in chosen:
+            rows.append(measure("floor (read only)", [sys.executable, "bench/read_floor.py", state["topic"],
+                                                      settings], last_json))
         print(f"\n{state['acked']:,} acknowledged records, one run:\n")
         print("| contender | exit | seconds | records/s | peak MiB | result |\n|---|---|---|---|---|---|")
         for r in rows:
             print(f"| {r['name']} | {r['exit']} | {r['seconds']} | {state['acked'] / r['seconds']:,.0f} | "
                   f"{r['peak_mib']:,} | {r['result']} |")
     finally:
-        subprocess.run([sys.executable, "-m", "lab", "spark-down"], cwd=REPO, check=True)
+        if "cluster" in chosen:
+            subprocess.run([sys.executable, "-m", "lab", "spark-down"], cwd=REPO, check=True)
         if not args.keep:
             admin = AdminClient(kafka_config())  # referenced until the result: a collected client cancels it
             admin.delete_topics([state["topic"]])[state["topic"]].result(60)

@@ -30,6 +30,7 @@ SEGMENT_S = 30.0          # a segment (one Parquet file) is closed after this ..
 SEGMENT_ROWS = 250_000    # ... or this many records, whichever first: bounds the canary's memory
 SEGMENT = re.compile(r"^(?P<segment>.+-\d{6})\.parquet$")
 TAIL = re.compile(r"^(?P<segment>.+-\d{6})\.tail-\d{4}\.jsonl$")
+FAILED = re.compile(r"^failed-.+\.jsonl$")
 COLUMNS = ("topic", "partition", "offset", "key", "sha256", "sent_at", "acked_at")
 
 
@@ -124,6 +125,11 @@ def ledger_files(names):
     return segments, tails
 
 
+def failed_files(names):
+    """The failed deliveries' files among file names of a ledger folder."""
+    return sorted(n for n in names if FAILED.match(n))
+
+
 def _jsonl(path):
     with open(path, encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
@@ -152,4 +158,4 @@ def read_failed(path):
     path = pathlib.Path(path)
     if not path.is_dir():
         return []
-    return [entry for failed in sorted(path.glob("failed-*.jsonl")) for entry in _jsonl(failed)]
+    return [entry for name in failed_files(p.name for p in path.iterdir()) for entry in _jsonl(path / name)]

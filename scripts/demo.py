@@ -8,6 +8,7 @@ Run: make demo (it boots a fresh lab and deploys it first). Everything it writes
 
 import datetime
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -18,6 +19,7 @@ sys.path.insert(0, str(REPO))
 
 
 from canary import Canary, ensure_topic  # noqa: E402
+from canary.marks import PLAYBOOK_MARKS, add_mark  # noqa: E402
 from lab import cluster_settings, config, machines  # noqa: E402
 from lab.cluster_settings import kafka_config, kazoo_client  # noqa: E402
 from lab.traffic import fill  # noqa: E402
@@ -32,10 +34,12 @@ def step(text):
     print(f"\n=== {text}", flush=True)
 
 
-def playbook(name, *args):
+def playbook(name, *args, marks=None):
+    """Run a playbook; with marks, its span and phases go to that file for the validator's timeline."""
     command = ["ansible-playbook", f"playbooks/{name}", *args]
     step(" ".join(command))
-    return subprocess.run(command, cwd=REPO).returncode
+    env = dict(os.environ, **({PLAYBOOK_MARKS: str(marks)} if marks else {}))
+    return subprocess.run(command, cwd=REPO, env=env).returncode
 
 
 def wait_until_deregistered(zookeeper, broker_id):
@@ -57,6 +61,7 @@ def main():
     run_dir = REPO / ".cache" / "demo" / datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
     run_dir.mkdir(parents=True)
     snapshots, ledger, report = run_dir / "snapshots", run_dir / "ledger", run_dir / "report"
+    marks = run_dir / "marks.jsonl"  # the fault and replace_broker.yml's phases, on the report's timeline
 
     step(f"topic {DATA_TOPIC} (12 partitions, RF 3) with 256 MiB of data")
     ensure_topic(kafka_config(), DATA_TOPIC, partitions=12)
@@ -73,11 +78,12 @@ def main():
     time.sleep(10)
 
     step("kafka2 loses power (no clean shutdown)")
+    add_mark(marks, "kafka2 loses power")
     machines.power_off(hosts["kafka2"])
     wait_until_deregistered(zookeeper, 2)
 
     replaced = playbook("replace_broker.yml", "-e", "failed_host=kafka2", "-e", "replacement_host=kafka4",
-                        "-e", f"replication_throttle_bytes_per_sec={THROTTLE}")
+                        "-e", f"replication_throttle_bytes_per_sec={THROTTLE}", marks=marks)
     time.sleep(10)  # the canary goes on writing to the repaired cluster
     unreported = canary.stop()
     print(f"  canary: {json.dumps(dict(canary.summary(), unreported=unreported))}", flush=True)
@@ -85,7 +91,8 @@ def main():
         sys.exit("replace_broker.yml failed: see its output above")
 
     validated = playbook("validate_recovery.yml", "-e", f"before_snapshot={before}", "-e", f"ledger={ledger}",
-                         "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={report}", "-e", "check_duplicates=true")
+                         "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={report}", "-e", "check_duplicates=true",
+                         "-e", f"timeline_marks={marks}")
     result = json.loads((report / "result.json").read_text())
     playbook("cluster_summary.yml")
 
@@ -95,6 +102,9 @@ def main():
           f"lost: {result['lost_records_total']}; failed sends: {canary.failed}; "
           f"duplicates: {result['duplicate_records_total']}; failed checks: "
           f"{', '.join(result['failed_checks']) or 'none'}")
+    timeline = result["timeline"]
+    print(f"  timeline: {timeline['unavailable_window_count']} window(s) without any acknowledgement, "
+          f"{timeline['unavailable_s']} s in all (chart.png)")
     print(f"  report: {report / 'report.md'} (result.json, chart.png next to it)")
     print("  The lab now runs broker 2 on kafka4 and kafka2 is off (the inventory still says kafka2: "
           "make lab-down resets the lab).")

@@ -102,7 +102,8 @@ def lost_records(ledger: DataFrame, readable: DataFrame, after_partitions: DataF
     """Acknowledged records that are not readable after recovery with the digest they were written with.
 
     Columns: topic, partition, offset, key, expected_sha256 (the ledger's digest), actual_sha256 (the
-    digest of the record now readable at that offset, null when there is none), both in lower-case hex, reason:
+    digest of the record now readable at that offset, null when there is none), both in lower-case hex,
+    sent_at (when the write was sent, for the timeline; null when the ledger has no sent_at), reason:
 
     - "partition_gone": the partition is not in the snapshot after recovery (e.g. its topic was deleted);
     - "digest_mismatch": another record is readable at that offset (a truncated log that grew back);
@@ -124,7 +125,8 @@ def lost_records(ledger: DataFrame, readable: DataFrame, after_partitions: DataF
     The records are compared in one shuffle of each side by (topic, partition, offset); what follows keeps
     that partitioning, so a clean ledger of any size costs one sort-merge join.
     """
-    acked = ledger.select(*_TPO, "key", _digest(ledger, "sha256").alias("_expected"))
+    sent_at = F.col("sent_at") if "sent_at" in ledger.columns else F.lit(None).cast("double")
+    acked = ledger.select(*_TPO, "key", _digest(ledger, "sha256").alias("_expected"), sent_at.alias("sent_at"))
     there = readable.select(*[F.col(c).alias(f"_r_{c}") for c in _TPO], _digest(readable, "sha256").alias("_actual"),
                             F.col("key").alias("_r_key"))
     matched = F.col("_r_offset").isNotNull()
@@ -134,7 +136,8 @@ def lost_records(ledger: DataFrame, readable: DataFrame, after_partitions: DataF
                   .join(there, on=[acked[c] == there[f"_r_{c}"] for c in _TPO], how="left")
                   .where(~(matched & F.col("_expected").eqNullSafe(F.col("_actual"))))
                   .groupBy(*_TPO, "_expected")
-                  .agg(F.min("key").alias("key"), F.min("_actual").alias("_actual"), F.max(matched).alias("_readable")))
+                  .agg(F.min("key").alias("key"), F.min("_actual").alias("_actual"), F.max(matched).alias("_readable"),
+                       F.min("sent_at").alias("sent_at")))
     if without_offsets:
         same_record_anywhere = [*[acked[c] == there[f"_r_{c}"] for c in _TP], acked["key"].eqNullSafe(there["_r_key"]),
                                 acked["_expected"].eqNullSafe(there["_actual"])]
@@ -142,7 +145,7 @@ def lost_records(ledger: DataFrame, readable: DataFrame, after_partitions: DataF
                       .join(there, on=same_record_anywhere, how="left_anti")
                       .groupBy(*_TPO, "_expected")
                       .agg(F.min("key").alias("key"), F.lit(None).cast("binary").alias("_actual"),
-                           F.lit(False).alias("_readable")))
+                           F.lit(False).alias("_readable"), F.min("sent_at").alias("sent_at")))
         not_intact = not_intact.unionByName(offsetless)
     partitions = _partitions(after_partitions, "log_start_offset").withColumn("_exists", F.lit(True))
     reason = (F.when(F.col("_exists").isNull(), "partition_gone")
@@ -151,7 +154,7 @@ def lost_records(ledger: DataFrame, readable: DataFrame, after_partitions: DataF
               .otherwise("missing"))
     return (not_intact.join(F.broadcast(partitions), on=_TP, how="left")
             .select(*_TPO, "key", _hex("_expected").alias("expected_sha256"), _hex("_actual").alias("actual_sha256"),
-                    reason.alias("reason")))
+                    "sent_at", reason.alias("reason")))
 
 
 def duplicate_records(readable: DataFrame) -> DataFrame:

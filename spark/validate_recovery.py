@@ -2,7 +2,7 @@
 
   python spark/validate_recovery.py --before SNAPSHOT_DIR --after SNAPSHOT_DIR [--ledger FOLDER_OR_FILE]
       (--client-settings FILE | --bootstrap-servers HOST:PORT,...) --report-dir DIR [--master URL]
-      [--lost-limit N] [--duplicates] [--conf K=V]
+      [--lost-limit N] [--duplicates] [--marks FILE] [--conf K=V]
   (or through spark-submit, whose --master, jars and memory settings then hold; spark/README.md)
 
 SNAPSHOT_DIR is a folder written by playbooks/snapshot_offsets.yml (<dir>/<cluster id>/<UTC time>/).
@@ -21,6 +21,8 @@ import pathlib
 import sys
 
 import checks
+import report
+import timeline
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # canary.ledger: how a canary's ledger folder is laid out
@@ -29,8 +31,10 @@ JARS_DIR = REPO / ".cache" / "spark-jars"
 EXIT_OK, EXIT_LOSS, EXIT_BAD_INPUT = 0, 1, 2
 SNAPSHOT_FILES = ("cluster.json", "partitions.jsonl", "group_offsets.jsonl")
 DRIVER_DEFAULTS = {"spark.driver.memory": "512m", "spark.driver.extraJavaOptions": "-XX:+UseSerialGC"}
-TABLE_ROWS = 50       # rows of each problem table in report.md
 CHART_PARTITIONS = 60  # partitions in the high watermark chart
+WORST_PARTITIONS = 10  # partitions in the timeline's chart of windows without an acknowledgement
+WINDOW_ROWS = 1000     # windows without an acknowledgement listed in result.json
+FAILED_SCHEMA = "key string, error string, sent_at double, at double"  # canary/ledger.py's failed deliveries
 
 
 class BadInput(Exception):
@@ -283,73 +287,6 @@ def watermarks(before, after):
     return [(r["topic"], r["partition"], r["before"], r["after"]) for r in rows]
 
 
-def write_chart(path, topics, hw_rows):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(12, 9))
-    names = list(topics)
-    x = range(len(names))
-    top.bar([i - 0.2 for i in x], [topics[t]["acknowledged"] for t in names], 0.4,
-            label="acknowledged (ledger)")
-    top.bar([i + 0.2 for i in x], [topics[t]["lost"] for t in names], 0.4, label="lost")
-    top.set_xticks(list(x), names, rotation=20, ha="right")
-    top.set_title("Acknowledged records per topic")
-    if names:
-        top.legend()
-    else:
-        top.text(0.5, 0.5, "no ledger given: acknowledged records not checked", ha="center",
-                 transform=top.transAxes)
-    labels = [f"{t}-{p}" for t, p, _, _ in hw_rows]
-    x = range(len(labels))
-    bottom.bar([i - 0.2 for i in x], [b or 0 for _, _, b, _ in hw_rows], 0.4, label="before")
-    bottom.bar([i + 0.2 for i in x], [a or 0 for _, _, _, a in hw_rows], 0.4, label="after")
-    bottom.set_xticks(list(x), labels, rotation=90, fontsize=7)
-    bottom.set_title(f"High watermark per partition (regressions first, at most {CHART_PARTITIONS})")
-    bottom.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
-def _table(rows, columns):
-    if not rows:
-        return "none\n"
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(str(row.get(c)) for c in columns) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
-
-
-def write_report(report_dir, result, samples):
-    ok = result["verdict"] == checks.VERDICT_OK
-    duplicates = result["duplicate_records_total"]
-    duplicates = "not checked" if duplicates is None else duplicates
-    text = [f"# Recovery validation: {'NOTHING LOST' if ok else 'LOSS OR REGRESSION FOUND'}\n",
-            f"- cluster: {result['cluster_id']}",
-            f"- before: {result['before']} ({result['before_taken_at']})",
-            f"- after: {result['after']} ({result['after_taken_at']})",
-            f"- ledger: {result['ledger'] or 'none (acknowledged records not checked)'}",
-            f"- checked at: {result['checked_at']}",
-            f"- duplicate records (keys readable more than once; not loss): {duplicates}\n",
-            "## Checks\n",
-            _table([{"check": name, "problems": count,
-                     "reasons": json.dumps(result["reasons"].get(name, {})),
-                     "fails the verdict": name in result["failed_checks"]}
-                    for name, count in result["counts"].items()],
-                   ["check", "problems", "reasons", "fails the verdict"]),
-            "## Acknowledged records per topic\n",
-            _table([{"topic": t, **c} for t, c in result["topics"].items()], ["topic", "acknowledged", "lost"]),
-            f"## Lost records ({result['lost_records_total'] or 0} in all; at most {TABLE_ROWS} here, "
-            "the rest in result.json up to --lost-limit)\n",
-            _table(result["lost_records"][:TABLE_ROWS],
-                   ["topic", "partition", "offset", "key", "reason", "expected_sha256", "actual_sha256"])]
-    for name, rows in samples.items():
-        text += [f"## {name.replace('_', ' ').capitalize()} (at most {TABLE_ROWS})\n",
-                 _table(rows, list(rows[0]) if rows else [])]
-    text.append("![acknowledged vs readable, high watermarks](chart.png)\n")
-    (report_dir / "report.md").write_text("\n".join(text))
-
-
 def read_back(spark, args, clients):
     """The ledger, the records read back from the cluster (readable) and the acknowledged lines per topic,
     after refusing a ledger with malformed lines or an unreachable cluster (BadInput)."""
@@ -374,31 +311,113 @@ def read_back(spark, args, clients):
     return ledger, readable, dict(sorted(acknowledged.items())), any(p["without_offset"] for p in partitions)
 
 
-def judge(spark, args, clients):
-    """Run the checks (clients: cluster_clients(args)); returns (summary, per-topic counts, sample rows per
-    check, high watermark rows)."""
+def failed_sends(spark, location):
+    """The failed deliveries a canary recorded in its ledger folder (FAILED_SCHEMA), or None for a JSONL ledger
+    file, which records none."""
+    from canary.ledger import failed_files
+    fs, path = hadoop_path(spark, location)
+    if not fs.getFileStatus(path).isDirectory():
+        return None
+    names = failed_files([status.getPath().getName() for status in fs.listStatus(path)])
+    if not names:
+        return spark.createDataFrame([], FAILED_SCHEMA)
+    return spark.read.schema(FAILED_SCHEMA).json([f"{path}/{name}" for name in names])
+
+
+def _series(frame):
+    return sorted(tuple(row) for row in frame.collect())
+
+
+def read_timeline(spark, ledger, failed, lost, marks):
+    """(result.json's timeline, the chart's per-second series) from the ledger's acknowledgement times
+    (timeline.py), the failed sends (None: not recorded) and the lost records (None: none lost); (None, {})
+    when no ledger line has an acked_at."""
+    from pyspark.sql import functions as F
+    seconds = timeline.ack_seconds(ledger).persist()  # one pass over the ledger; a row per partition-second
+    acknowledged = _series(timeline.acknowledged_per_second(seconds))
+    if not acknowledged:
+        return None, {}
+    first, last = seconds.agg(F.min("first"), F.max("last")).first()
+    windows = [r.asDict() for r in timeline.unavailable_windows(seconds).orderBy("start").collect()]
+    by_partition = timeline.unavailable_windows(seconds, by=("topic", "partition")).persist()
+    worst = timeline.worst_partitions(by_partition, WORST_PARTITIONS).persist()
+    series = {"acknowledged": acknowledged,
+              "failed": [] if failed is None else _series(timeline.per_second(failed, "at", "failed")),
+              "lost": [] if lost is None else _series(timeline.per_second(lost, "sent_at", "lost")),
+              "partition_windows": [r.asDict() for r in by_partition.join(
+                  F.broadcast(worst.select("topic", "partition")), ["topic", "partition"]).collect()]}
+    found = {"min_gap_s": timeline.MIN_GAP_S, "first_acked_at": first, "last_acked_at": last,
+             "unavailable_s": round(sum(w["seconds"] for w in windows), 3),
+             "unavailable_window_count": len(windows), "unavailable_windows": windows[:WINDOW_ROWS],
+             "worst_partitions": [r.asDict() for r in worst.collect()],
+             "failed_sends": None if failed is None else sum(n for _, n in series["failed"]), "marks": marks}
+    return found, series
+
+
+def not_checked(*, ledger_given, ledger_topics, before_topics, has_timeline, failed_recorded, duplicates_checked):
+    """What the report says it could not check, and why (each a sentence)."""
+    if not ledger_given:
+        return ["acknowledged records and the timeline: no ledger was given (--ledger)"]
+    reasons = []
+    if missing := sorted(set(ledger_topics) - set(before_topics)):
+        reasons.append(f"high watermarks of {', '.join(missing)}: the ledger has these topics and the before "
+                       "snapshot does not, so their high watermarks have nothing to be compared with")
+    if not has_timeline:
+        reasons.append("the timeline: no line of the ledger has an acknowledgement time (acked_at)")
+    if not failed_recorded:
+        reasons.append("failed sends: the ledger is a JSONL file, which records none (a canary's ledger folder "
+                       "does)")
+    if not duplicates_checked:
+        reasons.append("duplicate records: not asked for (--duplicates)")
+    return reasons
+
+
+def judge(spark, args, clients, marks):
+    """Run the checks (clients: cluster_clients(args)); returns a dict: summary, topics (per-topic counts),
+    samples (rows per check), hw_rows (high watermark rows), timeline and series (read_timeline),
+    not_checked."""
     from pyspark.sql import functions as F
     before, _ = read_snapshot(spark, args.before)
     after, groups_after = read_snapshot(spark, args.after)
     results, topics = checks.run_checks(before, after, groups_after), {}
-    readable = None
+    readable = failed = None
     if args.ledger:
         ledger, readable, acknowledged, without_offsets = read_back(spark, args, clients)
+        failed = failed_sends(spark, args.ledger)
         results = {checks.LOST_RECORDS: checks.lost_records(ledger, readable, after, without_offsets), **results}
     summary = checks.summarize(results, args.lost_limit)
     summary["duplicate_records_total"] = None
     counts = dict(summary["counts"])
+    found_timeline, series = None, {}
     if readable is not None:
         topics = {t: {"acknowledged": n, "lost": summary["lost_by_topic"].get(t, 0)} for t, n in acknowledged.items()}
+        lost = results[checks.LOST_RECORDS] if summary["lost_records_total"] else None
+        found_timeline, series = read_timeline(spark, ledger, failed, lost, marks)
     if readable is not None and args.duplicates:
         duplicates = checks.duplicate_records(readable).persist()  # a handful of rows, from one more read
         counts["duplicate_records"] = duplicates.count()
         summary["duplicate_records_total"] = duplicates.agg(F.sum(F.col("copies") - 1)).first()[0] or 0
         results["duplicate_records"] = duplicates
     # Rows of the problems found (a check without any is not run again).
-    samples = {name: [r.asDict(recursive=True) for r in df.limit(TABLE_ROWS).collect()] if counts[name] else []
-               for name, df in results.items() if name != checks.LOST_RECORDS}
-    return summary, topics, samples, watermarks(before, after)
+    samples = {name: [r.asDict(recursive=True) for r in df.limit(report.TABLE_ROWS).collect()] if counts[name]
+               else [] for name, df in results.items() if name != checks.LOST_RECORDS}
+    skipped = not_checked(ledger_given=bool(args.ledger), ledger_topics=topics,
+                          before_topics={r["topic"] for r in before.select("topic").distinct().collect()},
+                          has_timeline=found_timeline is not None, failed_recorded=failed is not None,
+                          duplicates_checked=args.duplicates)
+    return {"summary": summary, "topics": topics, "samples": samples, "hw_rows": watermarks(before, after),
+            "timeline": found_timeline, "series": series, "not_checked": skipped}
+
+
+def read_marks(path):
+    """The caller's marks (canary/marks.py), [] without a file."""
+    from canary.marks import read_marks as read
+    if not path:
+        return []
+    try:
+        return read(path)
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"--marks {path}: {exc}") from None
 
 
 def validate(args):
@@ -414,22 +433,24 @@ def validate(args):
     if args.ledger and clients[0] is None:
         raise BadInput("a ledger is checked against the records read back: give --client-settings or "
                        "--bootstrap-servers")
+    marks = read_marks(args.marks)
     spark = spark_session(master, args.conf)
     try:
-        summary, topics_counts, samples, hw_rows = judge(spark, args, clients)
+        found = judge(spark, args, clients, marks)
     finally:
         spark.stop()
+    summary = found["summary"]
     result = {"cluster_id": after_cluster["cluster_id"], "before": str(args.before), "after": str(args.after),
               "before_taken_at": before_cluster.get("taken_at"),
               "after_taken_at": after_cluster.get("taken_at"), "ledger": args.ledger,
               "checked_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-              **summary, "topics": topics_counts,
+              **summary, "topics": found["topics"], "timeline": found["timeline"], "not_checked": found["not_checked"],
               "exit_status": EXIT_OK if summary["verdict"] == checks.VERDICT_OK else EXIT_LOSS}
     report_dir = pathlib.Path(args.report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
     (report_dir / "result.json").write_text(json.dumps(result, indent=2, default=str) + "\n")
-    write_report(report_dir, result, samples)
-    write_chart(report_dir / "chart.png", topics_counts, hw_rows)
+    report.write_report(report_dir, result, found["samples"])
+    report.write_chart(report_dir / "chart.png", found["timeline"], found["series"], found["hw_rows"], CHART_PARTITIONS)
     return result
 
 
@@ -437,7 +458,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="validate_recovery.py", description=__doc__.splitlines()[0])
     parser.add_argument("--before", required=True, help="snapshot folder taken before")
     parser.add_argument("--after", required=True, help="snapshot folder taken after the recovery")
-    parser.add_argument("--ledger", help="acknowledged records, one JSON object per line")
+    parser.add_argument("--ledger", help="acknowledged records: a canary's ledger folder or a JSON lines file")
     cluster = parser.add_mutually_exclusive_group()
     cluster.add_argument("--client-settings", help="the cluster, to read the ledger's topics back: the JSON file "
                                                    "playbooks/client_settings.yml writes (addresses and security)")
@@ -448,6 +469,8 @@ def main(argv=None):
     parser.add_argument("--duplicates", action="store_true",
                         help="also count keys readable more than once (not loss: a retried write stored twice); "
                              "reads the records back a second time")
+    parser.add_argument("--marks", help="what happened when, drawn on the timeline: JSON lines {\"at\": <Unix time>, "
+                                        "\"label\": ..., \"until\": <Unix time, optional>} (canary/marks.py)")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                         help="a Spark setting, e.g. spark.driver.memory=4g (repeatable)")
     args = parser.parse_args(argv)

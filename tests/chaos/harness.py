@@ -9,6 +9,7 @@ unavailability (canary.availability), and the settings read from the cluster. Th
 """
 
 import json
+import os
 import time
 import uuid
 
@@ -17,6 +18,7 @@ from lab_cluster import run_playbook
 from canary import Canary, ensure_topic
 from canary.availability import unavailable_seconds
 from canary.ledger import read_acked, read_failed
+from canary.marks import PLAYBOOK_MARKS, add_mark
 from lab.cluster_settings import kafka_config
 from lab.traffic import delete_topic
 
@@ -41,10 +43,11 @@ def _wait_for_data(canary):
         time.sleep(0.5)
 
 
-def _validate(before, ledger, snapshots, report_dir):
+def _validate(before, ledger, snapshots, report_dir, marks):
     validated = run_playbook("validate_recovery.yml", "-e", f"before_snapshot={before}",
                              "-e", f"ledger={ledger}", "-e", f"snapshot_dir={snapshots}",
-                             "-e", f"report_dir={report_dir}", "-e", "check_duplicates=true")
+                             "-e", f"report_dir={report_dir}", "-e", "check_duplicates=true",
+                             *(["-e", f"timeline_marks={marks}"] if marks.exists() else []))
     result_file = report_dir / "result.json"
     if not result_file.exists():
         raise AssertionError(f"validate_recovery.yml exited {validated.returncode} without a result "
@@ -76,6 +79,8 @@ def run(scenario, cluster, workdir):
     ensure_topic(kafka_config(cluster.bootstrap), topic, partitions=PARTITIONS,
                  replication_factor=REPLICATION_FACTOR)
 
+    marks = workdir / "marks.jsonl"  # the fault's span, and each playbook's with its phases (timeline_marks)
+    os.environ[PLAYBOOK_MARKS] = str(marks)
     canary = Canary(kafka_config(cluster.bootstrap), topic, ledger, rate=RATE, acks=scenario.acks,
                     delivery_timeout_s=scenario.delivery_timeout_s).start()
     started = time.monotonic()
@@ -90,7 +95,9 @@ def run(scenario, cluster, workdir):
         time.sleep(max(0, scenario.lead_s - (time.monotonic() - started)))
         fault_at = time.monotonic() - started
         print(f"  fault at {fault_at:.0f}s into the run", flush=True)
+        fault_started = time.time()
         notes = scenario.fault(cluster, topic, canary)
+        add_mark(marks, f"fault: {scenario.title}", at=fault_started, until=time.time())
         fault_s = time.monotonic() - started - fault_at
         # The canary goes on for at least as long as it ran before the fault, so the run is about three
         # times the lead when the fault takes one lead.
@@ -98,12 +105,14 @@ def run(scenario, cluster, workdir):
     except BaseException:
         canary.stop(flush_timeout=5)  # no writer left behind while the lab is healed
         raise
+    finally:
+        del os.environ[PLAYBOOK_MARKS]
     unreported = canary.stop()
     run_s = time.monotonic() - started
     recovered_s = cluster.wait_healthy()
 
     report_dir = workdir / "report"
-    validator_exit, result = _validate(before, ledger, snapshots, report_dir)
+    validator_exit, result = _validate(before, ledger, snapshots, report_dir, marks)
     entries, failures = read_acked(ledger), read_failed(ledger)
     readable = cluster.read_back(topic)
     not_read_back = count_not_read_back(entries, readable)

@@ -14,7 +14,7 @@ READABLE = "topic string, partition int, offset long, sha256 string, key string"
 LOST = ("topic string, partition int, offset long, key string, expected_sha256 string, actual_sha256 string, "
         "reason string")
 
-LOST_COLUMNS = ["topic", "partition", "offset", "key", "expected_sha256", "actual_sha256", "reason"]
+LOST_COLUMNS = ["topic", "partition", "offset", "key", "expected_sha256", "actual_sha256", "sent_at", "reason"]
 HW_COLUMNS = ["topic", "partition", "hw_before", "hw_after"]
 COMMITTED_COLUMNS = ["group", "topic", "partition", "committed_offset", "log_start_offset", "high_watermark",
                      "reason"]
@@ -54,10 +54,15 @@ def readable(df):
     return lambda *rows: df(READABLE, [(t, p, o, sha(v), k[0] if k else f"k{o}") for t, p, o, v, *k in rows])
 
 
-def result(frame, columns):
-    """The problem rows (in a stable order) after checking the documented columns."""
+def result(frame, columns, leave_out=()):
+    """The problem rows (in a stable order, without the leave_out columns) after checking the documented columns."""
     assert frame.columns == columns
-    return sorted((tuple(row) for row in frame.collect()), key=repr)
+    return sorted((tuple(row) for row in frame.drop(*leave_out).collect()), key=repr)
+
+
+def lost(frame):
+    """lost_records' rows without sent_at (null in ledgers without times; see the test of sent_at)."""
+    return result(frame, LOST_COLUMNS, leave_out=("sent_at",))
 
 
 def rows(*expected):
@@ -74,7 +79,18 @@ def test_nothing_lost_when_every_acknowledged_record_reads_back_with_its_digest(
     readable = df(READABLE, [("orders", 0, 0, sha("a0"), "k0"), ("orders", 0, 1, sha("a1"), None),
                              ("orders", 0, 2, None, "k2"), ("orders", 0, 3, sha("not in the ledger"), "k3")])
     after = partitions(("orders", 0, 0, 4), ("empty", 0, 0, 0))
-    assert result(checks.lost_records(ledger, readable, after), LOST_COLUMNS) == []
+    assert lost(checks.lost_records(ledger, readable, after)) == []
+
+
+def test_a_lost_record_keeps_the_time_it_was_sent(df, partitions):
+    timed = "topic string, partition int, offset long, key string, sha256 string, sent_at double"
+    acked = df(timed, [("orders", 0, 0, "k0", sha("a0"), 100.5), ("orders", 0, 1, "k1", sha("a1"), 101.25),
+                       ("orders", 0, None, "k9", sha("a9"), 102.0)])  # acknowledged without an offset
+    back = df(READABLE, [("orders", 0, 0, sha("a0"), "k0")])
+    assert result(checks.lost_records(acked, back, partitions(("orders", 0, 0, 1))), LOST_COLUMNS) == rows(
+        ("orders", 0, 1, "k1", sha("a1"), None, 101.25, "missing"),
+        ("orders", 0, None, "k9", sha("a9"), None, 102.0, "missing"),
+    )
 
 
 def test_records_cut_off_by_a_truncation_are_missing_and_the_high_watermark_regressed(ledger, readable,
@@ -83,7 +99,7 @@ def test_records_cut_off_by_a_truncation_are_missing_and_the_high_watermark_regr
     back = readable(*[("orders", 0, o, f"a{o}") for o in range(3)], ("orders", 1, 0, "b0"))
     before = partitions(("orders", 0, 0, 5), ("orders", 1, 0, 1))
     after = partitions(("orders", 0, 0, 3), ("orders", 1, 0, 1))
-    assert result(checks.lost_records(acked, back, after), LOST_COLUMNS) == rows(
+    assert lost(checks.lost_records(acked, back, after)) == rows(
         ("orders", 0, 3, "k3", sha("a3"), None, "missing"),
         ("orders", 0, 4, "k4", sha("a4"), None, "missing"),
     )
@@ -98,7 +114,7 @@ def test_log_truncated_and_regrown_past_its_old_high_watermark_is_caught_by_dige
     before = partitions(("orders", 0, 0, 5))
     after = partitions(("orders", 0, 0, 7))
     assert result(checks.high_watermark_regressions(before, after), HW_COLUMNS) == []
-    assert result(checks.lost_records(acked, back, after), LOST_COLUMNS) == rows(
+    assert lost(checks.lost_records(acked, back, after)) == rows(
         ("orders", 0, 2, "k2", sha("a2"), sha("new2"), "digest_mismatch"),
         ("orders", 0, 3, "k3", sha("a3"), sha("new3"), "digest_mismatch"),
         ("orders", 0, 4, "k4", sha("a4"), sha("new4"), "digest_mismatch"),
@@ -111,7 +127,7 @@ def test_a_write_acknowledged_without_an_offset_is_found_by_key_and_digest_in_it
     acked = ledger(("orders", 0, None, "a7", "k7"), ("orders", 0, None, "a8", "k8"), ("orders", 1, None, "b9", "k9"))
     back = readable(("orders", 0, 7, "a7", "k7"), ("orders", 1, 0, "b9", "other-key"))
     after = partitions(("orders", 0, 0, 8), ("orders", 1, 0, 1))
-    assert result(checks.lost_records(acked, back, after), LOST_COLUMNS) == rows(
+    assert lost(checks.lost_records(acked, back, after)) == rows(
         ("orders", 0, None, "k8", sha("a8"), None, "missing"),
         ("orders", 1, None, "k9", sha("b9"), None, "missing"),
     )
@@ -121,7 +137,7 @@ def test_a_lost_record_at_offset_zero_is_reported(ledger, readable, partitions):
     acked = ledger(("orders", 0, 0, "a0"), ("orders", 1, 0, "b0"), ("orders", 2, 0, "c0"))
     back = readable(("orders", 1, 0, "other"), ("orders", 2, 0, "c0"))
     after = partitions(("orders", 0, 0, 0), ("orders", 1, 0, 1), ("orders", 2, 0, 1))
-    assert result(checks.lost_records(acked, back, after), LOST_COLUMNS) == rows(
+    assert lost(checks.lost_records(acked, back, after)) == rows(
         ("orders", 0, 0, "k0", sha("a0"), None, "missing"),
         ("orders", 1, 0, "k0", sha("b0"), sha("other"), "digest_mismatch"),
     )
@@ -132,7 +148,7 @@ def test_records_deleted_below_the_log_start_are_reported_as_such(ledger, readab
     acked = ledger(*[("orders", 0, o, f"a{o}") for o in range(5)])
     back = readable(("orders", 0, 3, "a3"), ("orders", 0, 4, "a4"))
     after = partitions(("orders", 0, 3, 5))
-    assert result(checks.lost_records(acked, back, after), LOST_COLUMNS) == rows(
+    assert lost(checks.lost_records(acked, back, after)) == rows(
         ("orders", 0, 0, "k0", sha("a0"), None, "below_log_start"),
         ("orders", 0, 1, "k1", sha("a1"), None, "below_log_start"),
         ("orders", 0, 2, "k2", sha("a2"), None, "below_log_start"),
@@ -144,7 +160,7 @@ def test_duplicate_ledger_lines_count_once(ledger, readable, partitions):
                    ("orders", 0, 1, "a1"), ("orders", 0, 1, "a1"), ("orders", 0, 1, "a1", "k-retry"))
     back = readable(("orders", 0, 0, "a0"))
     after = partitions(("orders", 0, 0, 1))
-    assert result(checks.lost_records(acked, back, after), LOST_COLUMNS) == [
+    assert lost(checks.lost_records(acked, back, after)) == [
         ("orders", 0, 1, "k-retry", sha("a1"), None, "missing"),
     ]
 
@@ -154,7 +170,7 @@ def test_two_acknowledged_writes_at_one_offset_lose_the_one_not_there(ledger, re
     acked = ledger(("orders", 0, 0, "first"), ("orders", 0, 0, "second"))
     back = readable(("orders", 0, 0, "second"))
     after = partitions(("orders", 0, 0, 1))
-    assert result(checks.lost_records(acked, back, after), LOST_COLUMNS) == [
+    assert lost(checks.lost_records(acked, back, after)) == [
         ("orders", 0, 0, "k0", sha("first"), sha("second"), "digest_mismatch"),
     ]
 
@@ -173,7 +189,7 @@ def test_records_of_a_deleted_topic_are_lost_with_their_partition(ledger, readab
     _, after = audit_deleted
     acked = ledger(("audit", 0, 0, "x0"), ("audit", 0, 1, "x1"), ("orders", 0, 0, "a0"))
     back = readable(("orders", 0, 0, "a0"))
-    assert result(checks.lost_records(acked, back, after), LOST_COLUMNS) == rows(
+    assert lost(checks.lost_records(acked, back, after)) == rows(
         ("audit", 0, 0, "k0", sha("x0"), None, "partition_gone"),
         ("audit", 0, 1, "k1", sha("x1"), None, "partition_gone"),
     )
@@ -243,7 +259,7 @@ def test_empty_partition_with_a_committed_offset_zero_and_no_ledger_is_fine(df, 
                                    ("billing", "empty", 0, -1),  # Kafka's "nothing committed"
                                    ("search", "empty", 0, None)])
     no_records = df(READABLE, [])
-    assert result(checks.lost_records(df(LEDGER, []), no_records, after), LOST_COLUMNS) == []
+    assert lost(checks.lost_records(df(LEDGER, []), no_records, after)) == []
     assert result(checks.committed_offset_problems(committed, after), COMMITTED_COLUMNS) == []
     assert result(checks.high_watermark_regressions(before, after), HW_COLUMNS) == []
     assert result(checks.replica_problems(after), REPLICA_COLUMNS) == []
@@ -333,9 +349,9 @@ def test_summary_of_a_lossy_recovery_fails_and_lists_the_first_lost_records(main
         "lost_by_topic": {"orders": 3},
         "lost_records": [
             {"topic": "orders", "partition": 1, "offset": 1, "key": "k1", "expected_sha256": sha("b1"),
-             "actual_sha256": None, "reason": "missing"},
+             "actual_sha256": None, "sent_at": None, "reason": "missing"},
             {"topic": "orders", "partition": 1, "offset": 2, "key": "k2", "expected_sha256": sha("b2"),
-             "actual_sha256": None, "reason": "missing"},
+             "actual_sha256": None, "sent_at": None, "reason": "missing"},
         ],
     }
 

@@ -7,6 +7,9 @@ import sys
 
 from lab.config import REPO
 
+sys.path.insert(0, str(REPO / "spark"))
+import validate_recovery  # noqa: E402
+
 SCRIPT = REPO / "spark" / "validate_recovery.py"
 PARTITION = {"topic": "t", "partition": 0, "log_start_offset": 0, "high_watermark": 3, "leader": 1,
              "replicas": [1, 2, 3], "isr": [1, 2, 3]}
@@ -67,8 +70,7 @@ def test_an_unreachable_cluster(tmp_path):
 
 
 def test_offset_ranges_read_back_only_what_the_ledger_covers_within_the_log():
-    sys.path.insert(0, str(REPO / "spark"))
-    from validate_recovery import offset_ranges
+    offset_ranges = validate_recovery.offset_ranges
     partitions = [{"topic": "t", "partition": p, "first": first, "last": last, "without_offset": without}
                   for p, first, last, without in [(0, 10, 19, 0),   # within the log
                                                   (1, 0, 99, 0),    # the log starts at 50 now, ends at 80
@@ -93,10 +95,30 @@ def test_a_local_ledger_path_with_a_cluster_master_is_refused(tmp_path):
 
 
 def test_ledger_locations_executors_can_read():
-    sys.path.insert(0, str(REPO / "spark"))
-    from validate_recovery import ledger_location_problem
+    ledger_location_problem = validate_recovery.ledger_location_problem
     assert ledger_location_problem("local[*]", "/var/tmp/ledger") is None
     assert ledger_location_problem("spark://m:7077", "file:///shared/ledger") is None
     assert ledger_location_problem("yarn", "hdfs://nn/ledger") is None
     assert ledger_location_problem("spark://m:7077", None) is None
     assert "is a path on this machine" in ledger_location_problem("k8s://api:443", "ledger")
+
+
+def test_what_was_not_checked_is_said():
+    everything = {"ledger_given": True, "ledger_topics": ["t"], "before_topics": {"t"}, "has_timeline": True,
+                  "failed_recorded": True, "duplicates_checked": True}
+    assert validate_recovery.not_checked(**everything) == []
+    assert validate_recovery.not_checked(**everything | {"ledger_given": False}) == [
+        "acknowledged records and the timeline: no ledger was given (--ledger)"]
+    reasons = validate_recovery.not_checked(**everything | {"ledger_topics": ["t", "new", "a"], "has_timeline": False,
+                                                           "failed_recorded": False, "duplicates_checked": False})
+    assert [r.split(":")[0] for r in reasons] == ["high watermarks of a, new", "the timeline", "failed sends",
+                                                  "duplicate records"]
+
+
+def test_marks_that_are_not_marks(tmp_path):
+    marks = tmp_path / "marks.jsonl"
+    marks.write_text('{"at": 1, "label": "fault"}\n{"label": "no time"}\n')
+    after = _snapshot(tmp_path / "after")
+    proc = _run("--before", after, "--after", after, "--report-dir", tmp_path / "r", "--marks", marks)
+    assert proc.returncode == 2
+    assert f"--marks {marks}: {marks} line 2 is not a mark (KeyError('at'))" in proc.stderr
