@@ -88,7 +88,7 @@ def _draw_marks(axis, marks, labelled):
     for i, mark in enumerate(marks):
         at = _dates([mark["at"]])[0]
         if "until" in mark:
-            axis.axvspan(at, _dates([mark["until"]])[0], color=f"C{2 + i % 6}", alpha=0.12)
+            axis.axvspan(at, _dates([mark["until"]])[0], color=f"C{2 + i % 6}", alpha=0.08)
         axis.axvline(at, color=f"C{2 + i % 6}", linestyle="--", linewidth=0.8)
         if labelled:
             axis.text(at, 1.0, f" {mark['label']}", transform=axis.get_xaxis_transform(), rotation=90,
@@ -102,8 +102,10 @@ def _draw_timeline(axis, timeline, series):
         axis.text(0.5, 0.5, "no timeline: the ledger has no acknowledgement times (or no ledger was given)",
                   ha="center", transform=axis.transAxes)
         return
-    seconds, acks = zip(*series["acknowledged"], strict=True)
-    axis.step(_dates(seconds), acks, where="post", linewidth=0.8, label="acknowledged / s (all topics)")
+    counted = dict(series["acknowledged"])  # seconds without an acknowledgement are absent: draw them as 0
+    seconds = range(min(counted), max(counted) + 2)
+    axis.step(_dates(seconds), [counted.get(s, 0) for s in seconds], where="post", linewidth=0.8,
+              label="acknowledged / s (all topics)")
     if series["failed"]:
         failed_at, failed = zip(*series["failed"], strict=True)
         axis.bar(_dates(failed_at), failed, width=1 / 86400, align="edge", color="red", label="failed sends / s")
@@ -112,8 +114,8 @@ def _draw_timeline(axis, timeline, series):
                      label=f"no acknowledgement for > {timeline['min_gap_s']:g} s" if i == 0 else None)
     if series["lost"]:
         lost_at, lost = zip(*series["lost"], strict=True)
-        axis.scatter(_dates(lost_at), [0] * len(lost), s=[min(200, 20 + n) for n in lost], marker="X",
-                     color="black", zorder=3, label=f"lost records, when sent ({sum(lost)})")
+        axis.scatter(_dates(lost_at), [0] * len(lost), s=[min(200, 40 + n) for n in lost], marker="X",
+                     color="black", zorder=3, clip_on=False, label=f"lost records, when sent ({sum(lost)})")
     _draw_marks(axis, timeline["marks"], labelled=True)
     axis.set_ylabel("records / s")
     axis.set_title("Recovery timeline (UTC)")

@@ -12,13 +12,16 @@ import uuid
 from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
+from canary import Canary, ensure_topic
 from canary.ledger import read_acked
-from lab import cluster_settings
+from canary.marks import add_mark
+from lab import cluster_settings, faults
 from lab.cluster_settings import kafka_config
 from lab.config import REPO
 from lab.traffic import delete_topic
 
 DELETED_BELOW = 200  # records of partition 0 below this offset are deleted
+PAUSE_S = 4          # every broker paused this long: a window without any acknowledgement
 
 
 def _latest_snapshot(snapshot_dir):
@@ -113,4 +116,44 @@ def test_a_canary_killed_with_sigkill_leaves_a_ledger_with_nothing_reported_lost
     result = json.loads((tmp_path / "report" / "result.json").read_text())
     assert (result["verdict"], result["lost_records_total"]) == ("ok", 0)
     assert result["topics"][topic] == {"acknowledged": in_ledger, "lost": 0}
+    delete_topic(bootstrap_servers, topic)
+
+
+def test_the_timeline_has_the_window_every_broker_was_paused(run_playbook, bootstrap_servers, brokers, tmp_path):
+    """Every broker SIGSTOPped for PAUSE_S under a canary: result.json's windows without an acknowledgement are
+    the gaps counted by hand over the ledger's acked_at, one of them the pause; the marks and a chart are there."""
+    topic, ledger, marks = f"canary-{uuid.uuid4().hex[:8]}", tmp_path / "ledger", tmp_path / "marks.jsonl"
+    ensure_topic(kafka_config(bootstrap_servers), topic, partitions=3)
+    snapshots = tmp_path / "snapshots"
+    canary = Canary(kafka_config(bootstrap_servers), topic, ledger, rate=100).start()
+    try:
+        time.sleep(5)
+        assert run_playbook("snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}").returncode == 0
+        paused_at = time.time()
+        for host in brokers:
+            faults.pause(host, "kafka")
+        time.sleep(PAUSE_S)
+    finally:
+        for host in brokers:
+            faults.resume(host, "kafka")
+    add_mark(marks, "every broker paused", at=paused_at, until=time.time())
+    time.sleep(5)
+    canary.stop()
+
+    report = tmp_path / "report"
+    validated = run_playbook("validate_recovery.yml", "-e", f"before_snapshot={_latest_snapshot(snapshots)}",
+                             "-e", f"ledger={ledger}", "-e", f"snapshot_dir={snapshots}",
+                             "-e", f"report_dir={report}", "-e", f"timeline_marks={marks}")
+    assert validated.returncode == 0, validated.stdout[-3000:] + validated.stderr[-2000:]
+    timeline = json.loads((report / "result.json").read_text())["timeline"]
+
+    times = sorted(e["acked_at"] for e in read_acked(ledger))
+    by_hand = [(a, b) for a, b in zip(times, times[1:], strict=False) if b - a > 1]
+    assert [(w["start"], w["end"]) for w in timeline["unavailable_windows"]] == by_hand
+    assert any(start <= paused_at + 1 and end >= paused_at + PAUSE_S for start, end in by_hand), \
+        f"no window covers the pause at {paused_at}: {by_hand}"
+    assert (timeline["first_acked_at"], timeline["last_acked_at"]) == (times[0], times[-1])
+    assert [m["label"] for m in timeline["marks"]] == ["every broker paused"]
+    assert timeline["failed_sends"] == 0
+    assert (report / "chart.png").read_bytes()[:4] == b"\x89PNG"
     delete_topic(bootstrap_servers, topic)
