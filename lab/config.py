@@ -23,7 +23,7 @@ BRIDGE = "kafkalab0"
 # inventories/lab/group_vars/all.yml advertises the brokers under it.
 DOMAIN = "kafkalab.test"
 NETNS_PREFIX = "kafkalab-"
-DATA_DISK_SIZE = "20G"      # sparse: takes only what Kafka writes (make bench-validator --records 100000000 needs ~9G)
+DATA_DISK_SIZE = "20G"      # sparse: takes only what Kafka writes (bench-validator --records 100000000: 6G a broker)
 DATA_DISK_MOUNT = "/var/lib/kafka"  # where a broker host sees its data filesystem
 
 # Groups whose hosts get a data disk of their own.

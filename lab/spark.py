@@ -29,6 +29,7 @@ SHARED = config.ROOT / "shared"
 VENV = config.REPO / ".venv"
 WORKER_CORES = 1        # the machine has 2 cores; one executor per worker
 WORKER_MEMORY = "1g"    # what a worker offers its executors (the validator asks for spark.executor.memory)
+LOCAL_DIRS = "/var/lib/spark-local"  # executors' shuffle and spill files (SPARK_LOCAL_DIRS)
 DAEMON_MEMORY = "256m"  # the master's and the workers' own heaps
 
 
@@ -56,6 +57,9 @@ def _start_daemon(host, unit, spark_class, *arguments):
     home = _spark_home()
     command = ["systemd-run", f"--unit={unit}", f"--setenv=SPARK_HOME={home}",
                f"--setenv=SPARK_DAEMON_MEMORY={DAEMON_MEMORY}", f"--setenv=PYSPARK_PYTHON={VENV}/bin/python",
+               # Shuffle and spill files on disk: a lab host's /tmp is a small tmpfs (memory), and a 100M-record
+               # ledger's shuffle outgrows it.
+               f"--setenv=SPARK_LOCAL_DIRS={LOCAL_DIRS}",
                f"{home}/bin/spark-class", spark_class, *arguments]
     machines.run_on(host, " ".join(command))
 

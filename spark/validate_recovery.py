@@ -16,6 +16,7 @@ regression found, 2 = bad input (the message says what).
 import argparse
 import datetime
 import json
+import math
 import os
 import pathlib
 import sys
@@ -31,6 +32,7 @@ JARS_DIR = REPO / ".cache" / "spark-jars"
 EXIT_OK, EXIT_LOSS, EXIT_BAD_INPUT = 0, 1, 2
 SNAPSHOT_FILES = ("cluster.json", "partitions.jsonl", "group_offsets.jsonl")
 DRIVER_DEFAULTS = {"spark.driver.memory": "512m", "spark.driver.extraJavaOptions": "-XX:+UseSerialGC"}
+ROWS_PER_SHUFFLE_PARTITION = 1_000_000  # ledger lines per shuffle partition, at most (shuffle_partitions)
 CHART_PARTITIONS = 60  # partitions in the high watermark chart
 WORST_PARTITIONS = 10  # partitions in the timeline's chart of windows without an acknowledgement
 WINDOW_ROWS = 1000     # windows without an acknowledgement listed in result.json
@@ -111,10 +113,22 @@ def spark_session(master, conf):
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
-    if not any(setting.startswith("spark.sql.shuffle.partitions=") for setting in conf):
-        # A few shuffle partitions per core: Spark's 200 cost more in tiny files than they give on small hosts.
-        session.conf.set("spark.sql.shuffle.partitions", str(4 * session.sparkContext.defaultParallelism))
+    size_shuffles(session, ledger_lines=0)
     return session
+
+
+def shuffle_partitions(ledger_lines, cores):
+    """Shuffle partitions for a ledger of this many lines: a few per core (Spark's 200 cost more in tiny files
+    than they give on small hosts), and enough that none holds more than about ROWS_PER_SHUFFLE_PARTITION rows
+    (sorted for the join in one task: 100M rows in 8 partitions ran the 512m driver out of heap)."""
+    return max(4 * cores, math.ceil(ledger_lines / ROWS_PER_SHUFFLE_PARTITION))
+
+
+def size_shuffles(session, ledger_lines):
+    """Set spark.sql.shuffle.partitions by shuffle_partitions, unless the caller set it (--conf, spark-submit)."""
+    if not session.sparkContext.getConf().contains("spark.sql.shuffle.partitions"):
+        session.conf.set("spark.sql.shuffle.partitions",
+                         str(shuffle_partitions(ledger_lines, session.sparkContext.defaultParallelism)))
 
 
 def read_snapshot(spark, snapshot_dir):
@@ -298,6 +312,7 @@ def read_back(spark, args, clients):
                  else "in its JSONL tails")
         raise BadInput(f"ledger {args.ledger} has {malformed} malformed line(s), {where}: each line must be "
                        '{"topic": ..., "partition": ..., "offset": ..., "key": ..., "sha256": <64 hex digits>}')
+    size_shuffles(spark, sum(p["lines"] for p in partitions))
     client_conf, java_properties = clients
     check_reachable(client_conf)
     # A partition deleted since is not read: its records are reported lost ("partition_gone").

@@ -122,3 +122,11 @@ def test_marks_that_are_not_marks(tmp_path):
     proc = _run("--before", after, "--after", after, "--report-dir", tmp_path / "r", "--marks", marks)
     assert proc.returncode == 2
     assert f"--marks {marks}: {marks} line 2 is not a mark (KeyError('at'))" in proc.stderr
+
+
+def test_shuffles_grow_with_the_ledger_past_a_few_partitions_per_core():
+    rows = validate_recovery.ROWS_PER_SHUFFLE_PARTITION
+    assert validate_recovery.shuffle_partitions(0, cores=2) == 8
+    assert validate_recovery.shuffle_partitions(8 * rows, cores=2) == 8
+    assert validate_recovery.shuffle_partitions(8 * rows + 1, cores=2) == 9
+    assert validate_recovery.shuffle_partitions(100_000_000, cores=2) == 100_000_000 // rows
