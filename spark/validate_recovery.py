@@ -22,7 +22,7 @@ import pathlib
 import sys
 
 import checks
-import report
+import recovery_report
 import timeline
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -414,8 +414,9 @@ def judge(spark, args, clients, marks):
         summary["duplicate_records_total"] = duplicates.agg(F.sum(F.col("copies") - 1)).first()[0] or 0
         results["duplicate_records"] = duplicates
     # Rows of the problems found (a check without any is not run again).
-    samples = {name: [r.asDict(recursive=True) for r in df.limit(report.TABLE_ROWS).collect()] if counts[name]
-               else [] for name, df in results.items() if name != checks.LOST_RECORDS}
+    rows = recovery_report.TABLE_ROWS
+    samples = {name: [r.asDict(recursive=True) for r in df.limit(rows).collect()] if counts[name] else []
+               for name, df in results.items() if name != checks.LOST_RECORDS}
     skipped = not_checked(ledger_given=bool(args.ledger), ledger_topics=topics,
                           before_topics={r["topic"] for r in before.select("topic").distinct().collect()},
                           has_timeline=found_timeline is not None, failed_recorded=failed is not None,
@@ -464,8 +465,9 @@ def validate(args):
     report_dir = pathlib.Path(args.report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
     (report_dir / "result.json").write_text(json.dumps(result, indent=2, default=str) + "\n")
-    report.write_report(report_dir, result, found["samples"])
-    report.write_chart(report_dir / "chart.png", found["timeline"], found["series"], found["hw_rows"], CHART_PARTITIONS)
+    recovery_report.write_report(report_dir, result, found["samples"])
+    recovery_report.write_chart(report_dir / "chart.png", found["timeline"], found["series"], found["hw_rows"],
+                                CHART_PARTITIONS)
     return result
 
 

@@ -92,7 +92,7 @@ def test_the_timeline_of_a_canary_folder_matches_a_hand_count(spark_session, tmp
     assert sum(n for _, n in series["acknowledged"]) == 20
     assert (found["first_acked_at"], found["last_acked_at"], found["marks"]) == (times[0], times[-1], marks)
 
-    validate_recovery.report.write_chart(tmp_path / "chart.png", found, series, [("t", 0, 20, 20)], 60)
+    validate_recovery.recovery_report.write_chart(tmp_path / "chart.png", found, series, [("t", 0, 20, 20)], 60)
     assert (tmp_path / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
