@@ -80,11 +80,11 @@ def run(scenario, cluster, workdir):
                  replication_factor=REPLICATION_FACTOR)
 
     marks = workdir / "marks.jsonl"  # the fault's span, and each playbook's with its phases (timeline_marks)
-    os.environ[PLAYBOOK_MARKS] = str(marks)
     canary = Canary(kafka_config(cluster.bootstrap), topic, ledger, rate=RATE, acks=scenario.acks,
                     delivery_timeout_s=scenario.delivery_timeout_s).start()
     started = time.monotonic()
     try:
+        os.environ[PLAYBOOK_MARKS] = str(marks)  # removed in finally: no later scenario writes to this file
         _wait_for_data(canary)
         settings = cluster.settings(topic)  # every broker knows the topic once each partition holds data
         acked_before_snapshot = canary.acked
