@@ -7,7 +7,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
 .PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
-	test test-long lint unit molecule \
+	test test-long test-kraft lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security
 
 setup: host-packages venv collection-link kafka-archive spark-jars
@@ -90,6 +90,14 @@ test-long: setup
 	python -m lab up
 	ansible-playbook playbooks/site.yml
 	pytest -p no:cacheprovider tests/integration/long_*.py --junitxml=.cache/test-results/long.xml
+
+# The KRaft lab (molecule scenario kraft): a fresh lab deployed by site.yml with kafka_metadata_mode: kraft,
+# idempotence, the controllers' and brokers' testinfra checks and the KRaft lab tests
+# (tests/integration/kraft_*.py), then the lab is taken down.
+test-kraft: setup
+	mkdir -p .cache/test-results
+	molecule test -s kraft 2>&1 | tee .cache/test-results/molecule-kraft.log
+	python scripts/check_no_secrets.py .cache/test-results/molecule-kraft.log
 
 lint: setup
 	yamllint --strict .

@@ -13,7 +13,7 @@ PATH = config.REPO / ".cache" / "lab" / "client-settings.json"
 
 @functools.cache
 def load():
-    """{"bootstrap_servers", "zookeeper_connect", "brokers": {host: "host:port"},
+    """{"metadata_mode", "bootstrap_servers", "zookeeper_connect" ("" on KRaft), "brokers": {host: "host:port"},
     "zookeeper_members": {host: "host:port"}, "kafka": librdkafka configuration, "kafka_java": Java client
     properties, "kazoo": KazooClient options, "connection": the modules' options}, written once per process."""
     env = dict(os.environ, ANSIBLE_CONFIG=str(config.REPO / "ansible.cfg"))

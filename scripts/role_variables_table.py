@@ -8,7 +8,8 @@ import pathlib
 import re
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
-ROLES = ("connection", "common", "kafka_distribution", "zookeeper", "kafka_broker", "kafka_access", "pki")
+ROLES = ("connection", "common", "kafka_distribution", "zookeeper", "kafka_controller", "kafka_broker", "kafka_access",
+         "pki")
 _TOP_LEVEL = re.compile(r"^([a-z][a-z0-9_]*):\s*(.*?)\s*(?:#\s*(.*))?$")
 
 

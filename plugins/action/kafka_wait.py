@@ -1,5 +1,5 @@
 """Action plugin behind the modules that wait (kafka_broker_wait_healthy, kafka_broker_safe_to_stop,
-zookeeper_ensemble_info): it runs the module once per poll with wait_timeout=0 and prints a progress
+zookeeper_ensemble_info, kafka_quorum_info): it runs the module once per poll with wait_timeout=0 and prints a progress
 line with an ETA between polls, so a long wait at 3 a.m. shows what it waits for.
 
 The modules answer one check each: `done`, `remaining` (a count that falls to 0, for the ETA),

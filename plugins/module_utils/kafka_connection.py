@@ -1,5 +1,6 @@
 """The one place the modules connect to a cluster: a confluent-kafka AdminClient for topics,
-partitions, ISRs and configs, a kazoo client for ZooKeeper (/controller, /brokers/ids, /cluster/id).
+partitions, ISRs and configs, a kazoo client for ZooKeeper (/controller, /brokers/ids, /cluster/id). A KRaft
+cluster has no ZooKeeper (zookeeper_connect empty): its brokers and id come from the AdminClient.
 
 Modules add CONNECTION_ARGS to their argument spec and open clients with admin_client / zk_client.
 """
@@ -20,7 +21,7 @@ ZOOKEEPER_CLIENT_ARGS = dict(
 
 CONNECTION_ARGS = dict(
     bootstrap_servers=dict(type="str", required=True),
-    zookeeper_connect=dict(type="str", required=True),
+    zookeeper_connect=dict(type="str", required=True),  # "" on a KRaft cluster
     request_timeout=dict(type="int", default=15),
     security_protocol=dict(type="str", default="PLAINTEXT",
                            choices=["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]),
@@ -70,9 +71,10 @@ def check_resolvable(label, servers):
 
 
 def check_addresses(params):
-    """Resolve every bootstrap server and ZooKeeper member."""
+    """Resolve every bootstrap server and ZooKeeper member (none on a KRaft cluster)."""
     for key in ("bootstrap_servers", "zookeeper_connect"):
-        check_resolvable(key, params[key])
+        if params.get(key):
+            check_resolvable(key, params[key])
 
 
 def error_name(exc):
@@ -229,6 +231,16 @@ def read_zk_registry(zk):
     return {"controller_id": controller, "brokers": brokers, "cluster_id": cluster_id}
 
 
+def read_admin_registry(admin, timeout):
+    """Live brokers (id -> host, port, endpoints) and cluster id as the brokers report them (DescribeCluster), for
+    a KRaft cluster. Its active controller is no broker (a KRaft broker names a random broker there), so
+    controller_id is None."""
+    cluster = admin.describe_cluster(request_timeout=timeout).result(timeout=timeout)
+    brokers = {node.id: {"host": node.host, "port": node.port, "endpoints": [f"{node.host}:{node.port}"]}
+               for node in cluster.nodes}
+    return {"controller_id": None, "brokers": brokers, "cluster_id": cluster.cluster_id}
+
+
 def read_partitions(admin, timeout):
     """Every partition's leader, replicas and ISR, from the cluster metadata."""
     metadata = admin.list_topics(timeout=timeout)
@@ -283,14 +295,17 @@ def read_settings(admin, topics, brokers, timeout):
 def read_cluster_state(params):
     """The cluster as the decisions in kafka_state see it. Connections closed before returning."""
     check_addresses(params)
-    zk = zk_client(params)
-    try:
-        state = read_zk_registry(zk)
-    finally:
-        zk.stop()
-        zk.close()
     admin = admin_client(params)
     timeout = params["request_timeout"]
+    if params["zookeeper_connect"]:
+        zk = zk_client(params)
+        try:
+            state = read_zk_registry(zk)
+        finally:
+            zk.stop()
+            zk.close()
+    else:
+        state = read_admin_registry(admin, timeout)
     partitions = read_partitions(admin, timeout)
     state["min_insync"], state["unclean_election"] = read_settings(
         admin, sorted({p["topic"] for p in partitions}), sorted(state["brokers"]), timeout)

@@ -5,6 +5,8 @@ on the machine that runs the module (the controller): `java -cp <kafka_tools_hom
   must copy and the ETA of its catch-up (the Python client has no DescribeLogDirs).
 - ConfigCommand --zookeeper (kafka-configs.sh): a dynamic config of a broker that is not running (the
   AdminClient can only reach running brokers; Kafka accepts this path only for a broker that is down).
+- MetadataQuorumCommand (kafka-metadata-quorum.sh): a KRaft cluster's quorum, through the brokers (the Python
+  client has no DescribeQuorum).
 """
 
 import contextlib
@@ -17,6 +19,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_conn
 
 LOG_DIRS_COMMAND = "org.apache.kafka.tools.LogDirsCommand"
 CONFIG_COMMAND = "kafka.admin.ConfigCommand"
+METADATA_QUORUM_COMMAND = "org.apache.kafka.tools.MetadataQuorumCommand"
 
 
 def tools_problem(kafka_tools_home):
@@ -87,6 +90,18 @@ def read_log_dir_sizes(kafka_tools_home, client_conf, broker_ids, timeout):
         args = ["--describe", "--bootstrap-server", client_conf["bootstrap.servers"], "--command-config", config.name,
                 "--broker-list", ",".join(map(str, broker_ids))]
         return parse_log_dirs(run_tool(kafka_tools_home, LOG_DIRS_COMMAND, args, timeout))
+
+
+def read_quorum(kafka_tools_home, client_conf, timeout):
+    """A KRaft cluster's quorum as its leader reports it, asked through the brokers:
+    {"status": kafka_kraft.parse_quorum_status, "replication": kafka_kraft.parse_quorum_replication}."""
+    from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft
+    with command_config(client_conf) as config:
+        args = ["--bootstrap-server", client_conf["bootstrap.servers"], "--command-config", config.name, "describe"]
+        status = run_tool(kafka_tools_home, METADATA_QUORUM_COMMAND, args + ["--status"], timeout)
+        replication = run_tool(kafka_tools_home, METADATA_QUORUM_COMMAND, args + ["--replication"], timeout)
+    return {"status": kafka_kraft.parse_quorum_status(status),
+            "replication": kafka_kraft.parse_quorum_replication(replication)}
 
 
 def _private_file(prefix, suffix, text):

@@ -45,6 +45,10 @@ dirs:
   sample: [{path: /var/lib/kafka/data, status: ours, broker_id: "2", cluster_id: aBcD, error: null}]
 refusals: {description: Reasons not to use these dirs for I(broker_id); empty when safe., returned: always, type: list}
 configured_log_dirs: {description: "log.dirs of I(config_file) (empty without one).", returned: always, type: list}
+configured_mode:
+  description: The metadata mode I(config_file) runs, C(kraft) (process.roles) or C(zookeeper); null without one.
+  returned: always
+  type: str
 """
 
 import os
@@ -52,14 +56,19 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_identity as ki
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft
 
 
-def abandoned_dirs(config_file, log_dirs):
-    """(log.dirs of the current config, those of them that hold data and are not in log_dirs)."""
+def read_config(config_file):
+    """The properties of the current config file, {} without one."""
     if not config_file or not os.path.exists(config_file):
-        return [], []
+        return {}
     with open(config_file, encoding="utf-8") as handle:
-        props = ki.parse_properties(handle.read())
+        return ki.parse_properties(handle.read())
+
+
+def abandoned_dirs(props, log_dirs):
+    """(log.dirs of the current config, those of them that hold data and are not in log_dirs)."""
     current = ki.normalized_dirs(props.get("log.dirs", props.get("log.dir", "")))
     wanted = set(ki.normalized_dirs(log_dirs))
     left = [d for d in current if d not in wanted and ki.read_meta(d)["meta"] is not None]
@@ -77,11 +86,13 @@ def main():
     dirs = ki.report([ki.read_meta(d) for d in ki.normalized_dirs(p["log_dirs"])], p["broker_id"],
                      p["cluster_id"] or None)
     try:
-        current, abandoned = abandoned_dirs(p["config_file"], p["log_dirs"])
+        props = read_config(p["config_file"])
     except OSError as exc:
         module.fail_json(msg=f"cannot read {p['config_file']}: {exc}")
+    current, abandoned = abandoned_dirs(props, p["log_dirs"])
     refusals = ki.refusals(dirs, p["broker_id"], p["cluster_id"] or None, p["peers"], abandoned)
-    module.exit_json(changed=False, dirs=dirs, refusals=refusals, configured_log_dirs=current)
+    module.exit_json(changed=False, dirs=dirs, refusals=refusals, configured_log_dirs=current,
+                     configured_mode=kafka_kraft.configured_mode(props))
 
 
 if __name__ == "__main__":

@@ -24,6 +24,19 @@ def _group(name):
     return [h for h in config.load_hosts() if name in h.groups]
 
 
+@pytest.fixture(autouse=True)
+def _zookeeper_only(request):
+    """Tests marked zookeeper need the lab's ensemble: on a KRaft lab (make test-kraft) they are skipped, and
+    reported as skipped."""
+    if request.node.get_closest_marker("zookeeper") and cluster_settings.load()["metadata_mode"] == "kraft":
+        pytest.skip("needs ZooKeeper: the lab runs a KRaft cluster")
+
+
+@pytest.fixture(scope="session")
+def controllers():
+    return _group("kafka_controller")
+
+
 @pytest.fixture(scope="session")
 def brokers():
     return _group("kafka_broker")
@@ -103,9 +116,9 @@ def run_playbook():
     """Run one of the project's playbooks as an operator would; returns the finished process, with
     .output: what the operator sees, the play output and the errors printed apart, with the callback's
     line wrapping undone."""
-    def run(playbook, *args):
+    def run(playbook, *args, env=None):
         cmd = ["ansible-playbook", f"playbooks/{playbook}", *args]
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=config.REPO, env=_ansible_env())
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=config.REPO, env=_ansible_env() | (env or {}))
         print(proc.stdout[-20000:], proc.stderr[-5000:])  # shown by pytest when the test fails
         proc.output = " ".join((proc.stdout + proc.stderr).split())
         return proc

@@ -1,5 +1,6 @@
-"""What a refused run must leave exactly as it was: every lab host's services, config files and data dirs,
-the brokers' registrations and dynamic configs in ZooKeeper, and the throttles. Read before and after
+"""What a refused run must leave exactly as it was: every lab host's services, config files and data dirs
+(KRaft controllers' included), the brokers' registrations and dynamic configs in ZooKeeper (on a ZooKeeper
+cluster), and the throttles. Read before and after
 the run and compared whole."""
 
 import time
@@ -14,12 +15,13 @@ from lab.cluster_settings import kazoo_client
 # the data dir's entries (without the <partition>.<id>-delete folders Kafka removes in the background, nor the
 # *.tmp file Kafka writes a checkpoint to and renames at once).
 _HOST_STATE = (
-    "for unit in kafka zookeeper; do "
+    "for unit in kafka zookeeper kafka-controller; do "
     "echo $unit $(systemctl show -p ExecMainPID -p ExecMainStartTimestampMonotonic -p ActiveState "
     "-p UnitFileState $unit | sort); done; "
-    "find /etc/kafka /etc/zookeeper /etc/systemd/system -maxdepth 1 -type f -exec sha256sum {} + 2>/dev/null "
-    "| sort -k2; "
-    "find /var/lib/kafka/data -maxdepth 1 ! -name '*-delete' ! -name '*.tmp' 2>/dev/null | sort")
+    "find /etc/kafka /etc/zookeeper /etc/kafka-controller /etc/systemd/system -maxdepth 1 -type f "
+    "-exec sha256sum {} + 2>/dev/null | sort -k2; "
+    "find /var/lib/kafka/data /var/lib/kafka-controller/metadata -maxdepth 1 ! -name '*-delete' ! -name '*.tmp' "
+    "2>/dev/null | sort")
 
 # Znodes a recovery playbook writes: registrations and dynamic configs (throttles also of a broker that is
 # down). /config/changes is left out: Kafka purges its notifications on its own schedule.
@@ -54,7 +56,8 @@ def _wait_for_topic_deletions(zk, timeout=120):
 
 def lab_state(settings):
     """Everything a refused run must not change, as one comparable value."""
-    znodes = _znodes(settings["zookeeper_connect"])  # first: it waits for earlier tests' topic deletions
+    # first: it waits for earlier tests' topic deletions; a KRaft cluster has no znodes
+    znodes = _znodes(settings["zookeeper_connect"]) if settings["zookeeper_connect"] else None
     return {
         "hosts": {h.name: ssh_run(h, _HOST_STATE) for h in config.load_hosts()},
         "znodes": znodes,

@@ -1,0 +1,52 @@
+"""KRaft controller hosts as site.yml leaves them (kafka_metadata_mode: kraft)."""
+
+testinfra_hosts = ["ansible://kafka_controller"]
+
+
+def _properties(host, path):
+    lines = host.file(path).content_string.splitlines()
+    return dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
+
+
+def test_service_is_running_and_enabled(host):
+    service = host.service("kafka-controller")
+    assert service.is_running and service.is_enabled
+
+
+def test_only_the_secured_controller_listener_listens_and_jmx_on_the_loopback(host):
+    assert host.socket("tcp://0.0.0.0:9095").is_listening
+    assert host.socket("tcp://127.0.0.1:9999").is_listening
+    assert not host.socket("tcp://0.0.0.0:9999").is_listening
+    for port in (9092, 9093, 9094):
+        assert not host.socket(f"tcp://0.0.0.0:{port}").is_listening
+
+
+def test_identity_quorum_and_security_come_from_the_inventory(host):
+    hostvars = host.ansible.get_variables()
+    props = _properties(host, "/etc/kafka-controller/controller.properties")
+    assert props["process.roles"] == "controller"
+    assert props["node.id"] == str(hostvars["kafka_controller_node_id"])
+    assert props["controller.quorum.voters"] == (
+        "9001@ctrl1.kafkalab.test:9095,9002@ctrl2.kafkalab.test:9095,9003@ctrl3.kafkalab.test:9095")
+    assert props["listener.security.protocol.map"] == "CONTROLLER:SASL_SSL"
+    assert props["listener.name.controller.ssl.client.auth"] == "required"
+    assert props["authorizer.class.name"] == "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+    assert props["allow.everyone.if.no.acl.found"] == "false"
+    # the controllers create topics and elect leaders: the cluster's topic policy
+    assert (props["default.replication.factor"], props["min.insync.replicas"]) == ("3", "2")
+    assert props["unclean.leader.election.enable"] == "false"
+    assert not any(key.startswith("zookeeper.") for key in props)
+
+
+def test_the_metadata_dir_is_formatted_for_this_node(host):
+    meta = _properties(host, "/var/lib/kafka-controller/metadata/meta.properties")
+    assert meta["node.id"] == str(host.ansible.get_variables()["kafka_controller_node_id"])
+    assert meta["version"] == "1"
+    assert host.file("/var/lib/kafka-controller/metadata/__cluster_metadata-0").is_directory
+
+
+def test_secrets_are_readable_by_their_owner_only(host):
+    for path, owner in (("/etc/kafka-controller/jaas.conf", "kafka"), ("/etc/kafka-controller/tool.properties", "root"),
+                        ("/etc/kafka-controller/tls/keystore.pem", "kafka")):
+        f = host.file(path)
+        assert (f.user, f.mode) == (owner, 0o600), path

@@ -1,0 +1,200 @@
+"""KRaft identity decisions: the quorum's voters, node ids that must not clash, and which controllers a deploy
+may format with which cluster id.
+
+A controller's metadata dir is one of: not formatted (no meta.properties), formatted but never started (a
+meta.properties, no metadata log yet) or started (its __cluster_metadata-0 log exists). A voter that started
+holds the quorum's votes and committed records: a deploy never formats a voter next to started ones, because a
+majority that came up empty could elect a leader without committed data (Kafka 3.9 docs, "Replace KRaft
+Controller Disk"; docs/design/kraft-migration-research.md section 3).
+"""
+
+NOT_FORMATTED = "not_formatted"
+FORMATTED = "formatted"        # meta.properties written, the controller never ran on it
+STARTED = "started"            # the metadata log exists: the voter holds the quorum's state
+
+
+def quorum_voters(endpoints, node_ids):
+    """controller.quorum.voters: 'id@host:port,...' in inventory order. endpoints and node_ids are
+    {inventory host: 'host:port'} and {inventory host: node id} of the same controllers."""
+    missing = [host for host in endpoints if not str(node_ids.get(host, "")).isdigit()]
+    if missing:
+        raise ValueError(f"controllers without a non-negative kafka_controller_node_id: {', '.join(missing)}")
+    return ",".join(f"{int(node_ids[host])}@{endpoint}" for host, endpoint in endpoints.items())
+
+
+def node_id_refusals(controller_ids, broker_ids):
+    """Why the controllers' node ids cannot be used, one sentence each; [] when they can. Brokers and
+    controllers share KRaft's id space, so a controller id must differ from every broker id and from the other
+    controllers'. Both arguments are {inventory host: id or None (not set)}."""
+    problems = []
+    for host, node_id in controller_ids.items():
+        if node_id is None or not str(node_id).isdigit():
+            problems.append(f"controller {host} has no non-negative kafka_controller_node_id (got {node_id!r})")
+    seen = {}
+    for host, node_id in controller_ids.items():
+        if node_id is not None and str(node_id).isdigit():
+            seen.setdefault(int(node_id), []).append(host)
+    for node_id, hosts in sorted(seen.items()):
+        if len(hosts) > 1:
+            problems.append(f"controllers {', '.join(hosts)} share node id {node_id}")
+    brokers = {}
+    for host, broker_id in broker_ids.items():
+        if broker_id is not None and str(broker_id).isdigit():
+            brokers.setdefault(int(broker_id), []).append(host)
+    for node_id, hosts in sorted(seen.items()):
+        if node_id in brokers:
+            problems.append(f"controller {', '.join(hosts)} has node id {node_id}, the id of broker "
+                            f"{', '.join(brokers[node_id])}: brokers and controllers share one id space")
+    return problems
+
+
+def configured_mode(props):
+    """The metadata mode a Kafka config runs: 'kraft' (process.roles), 'zookeeper' (zookeeper.connect), or None
+    (no config yet)."""
+    if "process.roles" in props:
+        return "kraft"
+    return "zookeeper" if "zookeeper.connect" in props else None
+
+
+def mode_change_refusal(configured, wanted):
+    """Why a deploy must not turn a node configured for one metadata mode into the other; None when it may.
+    Between modes a cluster moves only through the migration's phases, never by a changed variable."""
+    if configured is None or configured == wanted:
+        return None
+    if configured == "zookeeper":
+        return ("it runs in ZooKeeper mode and kafka_metadata_mode is kraft: a ZooKeeper cluster moves to KRaft "
+                "only through playbooks/migrate_to_kraft.yml")
+    return ("it runs in KRaft mode (process.roles) and kafka_metadata_mode is zookeeper: set kafka_metadata_mode: "
+            "kraft for this cluster (it cannot go back to ZooKeeper but through rollback_kraft_migration.yml, before "
+            "the migration is finalized)")
+
+
+def metadata_state(has_meta, has_log):
+    """The state of a controller's metadata dir from whether it holds meta.properties and a metadata log."""
+    if has_log:
+        return STARTED
+    return FORMATTED if has_meta else NOT_FORMATTED
+
+
+def format_plan(controllers, configured_cluster_id=""):
+    """Which controllers to format, with which cluster id.
+
+    controllers: {inventory host: {"state": metadata_state(...), "cluster_id": id in meta.properties or None},
+    or None for a controller whose dir was not read}.
+    configured_cluster_id: the inventory's kafka_cluster_id ("" when not set).
+    Returns {"cluster_id": the quorum's id (None: a new quorum, make one), "format": [hosts to format],
+    "refusals": [sentences]}; nothing is formatted when there is a refusal.
+    """
+    refusals = [f"the metadata dir of {host} was not read (is it reachable?)"
+                for host, c in sorted(controllers.items()) if c is None]
+    controllers = {host: c for host, c in controllers.items() if c is not None}
+    found = {host: c["cluster_id"] for host, c in controllers.items() if c["state"] != NOT_FORMATTED}
+    ids = sorted(set(found.values()))
+    if len(ids) > 1:
+        refusals.append("the controllers' metadata dirs hold different clusters: " + ", ".join(
+            f"{host} {cid}" for host, cid in sorted(found.items())))
+    elif ids and configured_cluster_id and ids[0] != configured_cluster_id:
+        refusals.append(f"the controllers' metadata dirs hold cluster {ids[0]} ({', '.join(sorted(found))}), "
+                        f"but kafka_cluster_id is {configured_cluster_id}")
+    started = sorted(host for host, c in controllers.items() if c["state"] == STARTED)
+    empty = sorted(host for host, c in controllers.items() if c["state"] == NOT_FORMATTED)
+    if started and empty:
+        refusals.append(
+            f"{', '.join(empty)} {'has' if len(empty) == 1 else 'have'} an empty metadata dir while "
+            f"{', '.join(started)} already ran the quorum: a deploy does not format a voter that lost its disk "
+            "(docs/runbooks/replace-controller.md says how)")
+    if refusals:
+        return {"cluster_id": None, "format": [], "refusals": refusals}
+    return {"cluster_id": ids[0] if ids else (configured_cluster_id or None), "format": empty, "refusals": []}
+
+
+def add_scram_args(user, mechanism="SCRAM-SHA-512"):
+    """kafka-storage format's arguments that put a user's SCRAM credential into the bootstrap metadata."""
+    return ["--add-scram", f"{mechanism}=[name={user['name']},password={user['password']}]"]
+
+
+VOTER = ("Leader", "Follower")
+
+
+def parse_quorum_replication(text):
+    """The rows of `kafka-metadata-quorum describe --replication` (header NodeId ... Status; 3.9 adds
+    DirectoryId): node_id, log_end_offset, lag, last_fetch_ms, last_caught_up_ms, status."""
+    lines = [line.split() for line in text.splitlines() if line.strip()]
+    header = next((i for i, cols in enumerate(lines) if cols[:1] == ["NodeId"]), None)
+    if header is None:
+        raise ValueError(f"no NodeId header in the quorum's replication output: {text.strip()[:200]!r}")
+    names = lines[header]
+    rows = []
+    for cols in lines[header + 1:]:
+        row = dict(zip(names, cols, strict=False))
+        rows.append({"node_id": int(row["NodeId"]), "log_end_offset": int(row["LogEndOffset"]), "lag": int(row["Lag"]),
+                     "last_fetch_ms": int(row["LastFetchTimestamp"]),
+                     "last_caught_up_ms": int(row["LastCaughtUpTimestamp"]), "status": row["Status"]})
+    return rows
+
+
+def parse_quorum_status(text):
+    """`kafka-metadata-quorum describe --status`: {"cluster_id", "leader_id", "leader_epoch", "high_watermark"}."""
+    fields = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip() in ("ClusterId", "LeaderId", "LeaderEpoch", "HighWatermark"):
+            fields[key.strip()] = value.strip()
+    if "LeaderId" not in fields or "HighWatermark" not in fields:
+        raise ValueError(f"no LeaderId / HighWatermark in the quorum's status output: {text.strip()[:200]!r}")
+    return {"cluster_id": fields.get("ClusterId"), "leader_id": int(fields["LeaderId"]),
+            "leader_epoch": int(fields.get("LeaderEpoch", -1)), "high_watermark": int(fields["HighWatermark"])}
+
+
+def observers_behind(rows, offset):
+    """{node id: log end offset} of the observers (the brokers) that have not fetched the metadata log up to
+    offset: a change committed at or below offset has not reached them yet."""
+    return {r["node_id"]: r["log_end_offset"] for r in rows
+            if r["status"] == "Observer" and r["log_end_offset"] < offset}
+
+
+def _caught_up(row, max_lag):
+    return row["status"] == "Leader" or (row["lag"] <= max_lag and row["last_caught_up_ms"] >= 0)
+
+
+def controller_stop_refusals(rows, node_id, max_lag):
+    """Why controller node_id must not stop now, one sentence each; [] when it may. It may stop only if the
+    quorum has a leader and the other voters, caught up to within max_lag records, are still a majority of all
+    voters: the quorum then keeps committing, and no committed record lives on node_id alone."""
+    voters = [r for r in rows if r["status"] in VOTER]
+    ids = sorted(r["node_id"] for r in voters)
+    if not any(r["status"] == "Leader" for r in voters):
+        return [f"the quorum has no leader (voters {ids})"]
+    if node_id not in ids:
+        return [f"node {node_id} is not a voter of the quorum (voters {ids})"]
+    others = [r for r in voters if r["node_id"] != node_id]
+    caught = sorted(r["node_id"] for r in others if _caught_up(r, max_lag))
+    majority = len(voters) // 2 + 1
+    if len(caught) < majority:
+        behind = {r["node_id"]: r["lag"] for r in others if r["node_id"] not in caught}
+        return [f"without node {node_id}, {len(caught)} voter(s) {caught} are caught up, fewer than the majority of "
+                f"{majority} of the {len(voters)} voters (lagging: {behind})"]
+    return []
+
+
+def controller_rejoined(rows, node_id, max_lag):
+    """None once controller node_id is a voter again, caught up to within max_lag records of the leader;
+    else what it is still waiting for."""
+    row = next((r for r in rows if r["node_id"] == node_id), None)
+    if row is None or row["status"] not in VOTER:
+        return f"node {node_id} is not back in the quorum ({row['status'] if row else 'not listed'})"
+    if not _caught_up(row, max_lag):
+        return f"node {node_id} is {row['lag']} record(s) behind the leader"
+    return None
+
+
+def quorum_leader(rows):
+    """The node id of the quorum's leader, or None."""
+    return next((r["node_id"] for r in rows if r["status"] == "Leader"), None)
+
+
+def controller_restart_order(rows, candidates):
+    """candidates (node ids) in the order to restart them one at a time: the quorum's leader last, so that
+    leadership moves once, when nothing else is left to restart."""
+    leader = quorum_leader(rows)
+    return sorted(candidates, key=lambda node_id: (node_id == leader, node_id))

@@ -1,0 +1,86 @@
+#!/usr/bin/python
+"""Ansible module: a KRaft cluster's metadata quorum, read through the brokers with Kafka's own tool."""
+
+DOCUMENTATION = r"""
+module: kafka_quorum_info
+short_description: Read a KRaft cluster's metadata quorum, or wait until every broker has fetched up to an offset
+description:
+  - Runs Kafka's MetadataQuorumCommand (kafka-metadata-quorum.sh describe --status and --replication) through the
+    brokers, as the kit's admin, from I(kafka_tools_home) on the machine running the module.
+  - Returns the leader, its epoch and high watermark, the voters (controllers) and the observers (brokers) with
+    their log end offsets.
+  - With I(min_observer_offset), it is done once every observer (broker) has fetched the metadata log up to that
+    offset, so a change committed below it (a SCRAM credential, an ACL) has reached every broker. With
+    I(wait_timeout) it keeps checking, printing the brokers still behind. Read-only; runs in check mode.
+extends_documentation_fragment: [kafkaops.toolkit.kafka_connection, kafkaops.toolkit.kafka_connection.wait]
+options:
+  kafka_tools_home:
+    description: A Kafka distribution (with C(libs/)) on the machine running the module.
+    type: path
+    required: true
+  min_observer_offset: {description: The metadata offset every broker must have fetched (for C(done))., type: int}
+  wait_timeout: {description: Seconds to wait (see the fragment)., type: int, default: 0}
+author: Kafka ops toolkit
+"""
+
+EXAMPLES = r"""
+- name: Read the quorum
+  kafkaops.toolkit.kafka_quorum_info:
+    kafka_tools_home: /opt/kafka
+  register: quorum
+
+- name: Wait until every broker has the metadata up to now
+  kafkaops.toolkit.kafka_quorum_info:
+    kafka_tools_home: /opt/kafka
+    min_observer_offset: "{{ quorum.high_watermark }}"
+    wait_timeout: 60
+"""
+
+RETURN = r"""
+leader_id: {description: Node id of the quorum's leader., returned: always, type: int}
+leader_epoch: {description: Its epoch., returned: always, type: int}
+high_watermark: {description: The committed end of the metadata log., returned: always, type: int}
+cluster_id: {description: The cluster id., returned: always, type: str}
+voters:
+  description: "Per controller: node_id, log_end_offset, lag, last_fetch_ms, last_caught_up_ms, status."
+  returned: always
+  type: list
+observers: {description: Per broker, the same fields., returned: always, type: list}
+behind: {description: "Brokers below I(min_observer_offset): node id -> log end offset.", returned: always, type: dict}
+done: {description: No observer is below I(min_observer_offset) (always true without it)., returned: always, type: bool}
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft, kafka_tools
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
+    BROKER_CONNECTION_ARGS,
+    admin_config,
+    wait_args,
+)
+
+
+def main():
+    module = AnsibleModule(argument_spec=dict(BROKER_CONNECTION_ARGS,
+                                              kafka_tools_home=dict(type="path", required=True),
+                                              min_observer_offset=dict(type="int"), **wait_args(0)),
+                           supports_check_mode=True)
+    p = module.params
+    try:
+        quorum = kafka_tools.read_quorum(p["kafka_tools_home"], admin_config(p), p["request_timeout"])
+    except Exception as exc:  # a broker restarting; the waiting action plugin retries
+        module.fail_json(msg=f"cannot read the KRaft quorum through {p['bootstrap_servers']}: {exc}", retryable=True)
+    rows = quorum["replication"]
+    target = p["min_observer_offset"]
+    behind = kafka_kraft.observers_behind(rows, target) if target is not None else {}
+    module.exit_json(
+        changed=False, done=not behind, remaining=len(behind), **quorum["status"],
+        voters=[r for r in rows if r["status"] in kafka_kraft.VOTER],
+        observers=[r for r in rows if r["status"] == "Observer"], behind=behind,
+        progress=f"brokers that have not fetched the metadata log up to offset {target}: {behind}",
+        timeout_msg=f"brokers {sorted(behind)} have not fetched the metadata log up to offset {target}: check "
+                    "`systemctl status kafka` and server.log on their hosts")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+"""A cluster deployed in KRaft mode (make test-kraft: site.yml with kafka_metadata_mode: kraft on the lab): a
+quorum of three controllers with every broker as an observer and one cluster id everywhere; topics that get
+the cluster's policy from the controllers and keep acks=all records; a CONTROLLER listener that wants both
+a certificate from the cluster's CA and the password; a changed controller setting rolled one controller at a
+time, the leader last, no broker restarted; and refusals that change nothing: a voter whose disk was lost is
+not formatted, node ids that clash, and a ZooKeeper deploy over the KRaft cluster."""
+
+import json
+import time
+import uuid
+
+import certificates
+import pytest
+from confluent_kafka import Consumer, Producer
+from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
+from lab_hosts import service_starts, service_stop_and_start, ssh_run
+from unchanged import lab_state
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft
+from lab.cluster_settings import kafka_config
+
+# Kafka's tool run on a controller host with that host's own client settings (the kafka_controller role's)
+QUORUM_TOOL = ("timeout 90 java -Xmx256m -cp '/opt/kafka/libs/*' org.apache.kafka.tools.MetadataQuorumCommand "
+               "--bootstrap-controller ctrl1.kafkalab.test:9095,ctrl2.kafkalab.test:9095,ctrl3.kafkalab.test:9095 "
+               "--command-config {config} describe --{what} 2>&1")
+TOOL_CONFIG = "/etc/kafka-controller/tool.properties"
+
+
+def _quorum(host, what="replication", config=TOOL_CONFIG):
+    return ssh_run(host, QUORUM_TOOL.format(config=config, what=what))
+
+
+def _meta(host, path):
+    return dict(line.split("=", 1) for line in ssh_run(host, f"cat {path}").splitlines()
+                if "=" in line and not line.startswith("#"))
+
+
+def test_three_voters_every_broker_observes_and_one_cluster_id(controllers, brokers):
+    rows = kafka_kraft.parse_quorum_replication(_quorum(controllers[0]))
+    voters = sorted(r["node_id"] for r in rows if r["status"] in ("Leader", "Follower"))
+    observers = sorted(r["node_id"] for r in rows if r["status"] == "Observer")
+    assert voters == [9001, 9002, 9003]
+    assert observers == [1, 2, 3]
+    assert all(r["lag"] == 0 for r in rows if r["status"] != "Leader") or max(r["lag"] for r in rows) < 50
+    ids = {h.name: _meta(h, "/var/lib/kafka-controller/metadata/meta.properties")["cluster.id"] for h in controllers}
+    ids |= {h.name: _meta(h, "/var/lib/kafka/data/meta.properties")["cluster.id"] for h in brokers}
+    assert len(set(ids.values())) == 1, ids
+    admin = AdminClient(kafka_config())  # kept: the future needs the client alive
+    cluster = admin.describe_cluster(request_timeout=30).result(30)
+    assert cluster.cluster_id == next(iter(ids.values()))
+
+
+def test_a_topic_gets_the_clusters_policy_and_keeps_acks_all_records():
+    topic = f"kraft-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient(kafka_config())
+    admin.create_topics([NewTopic(topic)])[topic].result(30)  # no partitions or replication factor given
+    try:
+        for _ in range(60):  # the brokers learn the new topic from the controllers
+            partitions = admin.list_topics(topic, timeout=30).topics[topic].partitions
+            if partitions and all(p.leader >= 0 for p in partitions.values()):
+                break
+            time.sleep(0.5)
+        assert len(partitions) == 3 and {len(p.replicas) for p in partitions.values()} == {3}
+        resource = ConfigResource(ResourceType.TOPIC, topic)
+        configs = admin.describe_configs([resource])[resource].result(30)
+        assert configs["min.insync.replicas"].value == "2"
+        assert configs["unclean.leader.election.enable"].value == "false"
+        producer = Producer(kafka_config() | {"acks": "all", "enable.idempotence": True})
+        acked = []
+        for i in range(1000):
+            producer.produce(topic, str(i).encode(), on_delivery=lambda err, msg: acked.append(err is None))
+        producer.flush(60)
+        assert acked.count(True) == 1000
+        consumer = Consumer(kafka_config() | {"group.id": f"{topic}-group", "auto.offset.reset": "earliest"})
+        consumer.subscribe([topic])
+        read = set()
+        for _ in range(60):
+            for msg in consumer.consume(1000, timeout=1):
+                assert msg.error() is None, msg.error()
+                read.add(int(msg.value()))
+            if len(read) == 1000:
+                break
+        consumer.close()
+        assert read == set(range(1000))
+    finally:
+        admin.delete_topics([topic])[topic].result(30)
+
+
+def test_the_controller_listener_wants_the_clusters_certificate_and_the_password(controllers, tmp_path):
+    host = controllers[0]
+    assert "LeaderId" in _quorum(host, "status")  # the controller's own settings get in
+    foreign = certificates.issue(tmp_path, "intruder", certificates.another_ca(tmp_path), ["intruder"])
+    ssh_run(host, "umask 077; cat > /tmp/foreign.pem <<'EOF'\n" + open(foreign[1]).read() + open(foreign[0]).read()
+            + "EOF")
+    variants = {  # how the client is changed, and the refusal it must get
+        "no certificate": (f"grep -v '^ssl.keystore' {TOOL_CONFIG}", "SslAuthenticationException"),
+        "another CA's certificate": (f"sed 's#^ssl.keystore.location=.*#ssl.keystore.location=/tmp/foreign.pem#' "
+                                     f"{TOOL_CONFIG}", "SslAuthenticationException"),
+        "a wrong password": (f"sed 's#password=\"[^\"]*\"#password=\"not-the-password\"#' {TOOL_CONFIG}",
+                             "SaslAuthenticationException: Authentication failed"),
+    }
+    try:
+        for name, (make, refusal) in variants.items():
+            ssh_run(host, f"umask 077; {make} > /tmp/variant.properties")
+            out = ssh_run(host, QUORUM_TOOL.format(config="/tmp/variant.properties", what="status") + " || true")
+            assert "LeaderId" not in out, f"the CONTROLLER listener let in a client with {name}: {out[-500:]}"
+            assert refusal in out, f"{name}: {out[-500:]}"
+    finally:
+        ssh_run(host, "rm -f /tmp/foreign.pem /tmp/variant.properties")
+
+
+def test_a_changed_controller_setting_rolls_the_controllers_one_at_a_time_the_leader_last(
+        run_playbook, controllers, brokers):
+    by_name = {h.name: h for h in controllers}
+    leader = int(dict(line.split(":", 1) for line in _quorum(controllers[0], "status").splitlines()
+                      if ":" in line)["LeaderId"].strip())
+    broker_starts = service_starts(brokers, "kafka")
+    changed = {"kafka_controller_extra_properties": {"controller.quorum.fetch.timeout.ms": 2500}}
+    for extra in (["-e", json.dumps(changed)], []):  # the change, then back to the inventory's settings
+        before = service_stop_and_start(controllers, "kafka-controller")
+        run = run_playbook("site.yml", *extra)
+        assert run.returncode == 0, run.output[-3000:]
+        after = service_stop_and_start(controllers, "kafka-controller")
+        assert all(after[n][1] > before[n][1] for n in by_name), "every controller restarted once"
+        order = sorted(by_name, key=lambda n: after[n][1])
+        for previous, following in zip(order, order[1:], strict=False):
+            assert after[previous][1] <= after[following][0], f"{following} stopped before {previous} was back"
+        if not extra:
+            continue
+        node_ids = {h: int(ssh_run(by_name[h], "grep ^node.id= /etc/kafka-controller/controller.properties")
+                           .split("=")[1]) for h in order}
+        assert node_ids[order[-1]] == leader, f"restart order {order}; the leader was {leader}"
+        assert "controller.quorum.fetch.timeout.ms=2500" in ssh_run(
+            by_name[order[0]], "cat /etc/kafka-controller/controller.properties")
+    assert service_starts(brokers, "kafka") == broker_starts, "a broker restarted"
+    rows = kafka_kraft.parse_quorum_replication(_quorum(controllers[0]))
+    assert kafka_kraft.quorum_leader(rows) is not None
+
+
+def test_a_voter_that_lost_its_disk_is_not_formatted_and_nothing_changes(run_playbook, settings, controllers):
+    lost = controllers[2]
+    ssh_run(lost, "systemctl stop kafka-controller && cd /var/lib/kafka-controller && mv metadata lost"
+                  " && install -d -o kafka -g kafka -m 0750 metadata")
+    try:
+        before = lab_state(settings)
+        run = run_playbook("site.yml")
+        assert run.returncode != 0
+        assert (f"Refusing to format the KRaft controllers: {lost.name} has an empty metadata dir while "
+                f"{controllers[0].name}, {controllers[1].name} already ran the quorum") in run.output
+        assert lab_state(settings) == before
+    finally:
+        ssh_run(lost, "cd /var/lib/kafka-controller && rm -rf metadata && mv lost metadata"
+                      " && systemctl start kafka-controller")
+    rows = []
+    for _ in range(30):
+        rows = kafka_kraft.parse_quorum_replication(_quorum(controllers[0]))
+        if kafka_kraft.controller_rejoined(rows, 9003, 10) is None:
+            break
+    assert kafka_kraft.controller_rejoined(rows, 9003, 10) is None
+
+
+@pytest.mark.parametrize("extra, refusal", [
+    (["-e", "kafka_controller_node_id=2"], "controllers ctrl1, ctrl2, ctrl3 share node id 2"),
+    (["-e", "kafka_controller_node_id=2"], "has node id 2, the id of broker kafka2"),
+])
+def test_clashing_node_ids_are_refused_and_nothing_changes(run_playbook, settings, extra, refusal):
+    before = lab_state(settings)
+    run = run_playbook("site.yml", *extra)
+    assert run.returncode != 0 and refusal in run.output, run.output[-2000:]
+    assert lab_state(settings) == before
+
+
+def test_a_zookeeper_deploy_over_the_kraft_cluster_is_refused_and_nothing_changes(run_playbook, settings):
+    before = lab_state(settings)
+    run = run_playbook("site.yml", env={"KAFKAOPS_LAB_METADATA_MODE": "zookeeper"})
+    assert run.returncode != 0
+    assert "it runs in KRaft mode (process.roles) and kafka_metadata_mode is zookeeper" in run.output
+    assert lab_state(settings) == before

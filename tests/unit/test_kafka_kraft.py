@@ -1,0 +1,167 @@
+"""KRaft identity and quorum decisions (module_utils/kafka_kraft.py) on hand-written states."""
+
+import pytest
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft as kk
+
+# kafka-metadata-quorum describe --replication as Kafka 3.9 prints it (a static quorum: DirectoryId all A's).
+REPLICATION = """NodeId	DirectoryId           	LogEndOffset	Lag	LastFetchTimestamp	LastCaughtUpTimestamp	Status
+9001  	AAAAAAAAAAAAAAAAAAAAAA	2045        	0  	1764000000100     	1764000000100        	Leader
+9002  	AAAAAAAAAAAAAAAAAAAAAA	2045        	0  	1764000000050     	1764000000050        	Follower
+9003  	AAAAAAAAAAAAAAAAAAAAAA	1900        	145	1764000000020     	1763999990000        	Follower
+1     	AAAAAAAAAAAAAAAAAAAAAA	2045        	0  	1764000000060     	1764000000060        	Observer
+"""
+
+
+def _rows(lags, leader=9001):
+    return [{"node_id": node, "log_end_offset": 100 - lag, "lag": lag, "last_fetch_ms": 1, "last_caught_up_ms": 1,
+             "status": "Leader" if node == leader else "Follower"} for node, lag in lags.items()]
+
+
+def test_quorum_voters_in_inventory_order():
+    endpoints = {"ctrl2": "ctrl2.example.com:9095", "ctrl1": "ctrl1.example.com:9095"}
+    assert kk.quorum_voters(endpoints, {"ctrl1": 9001, "ctrl2": "9002"}) == (
+        "9002@ctrl2.example.com:9095,9001@ctrl1.example.com:9095")
+    assert kk.quorum_voters({}, {}) == ""
+    with pytest.raises(ValueError, match="ctrl1"):
+        kk.quorum_voters(endpoints, {"ctrl2": 9002})
+
+
+def test_node_ids_clash_with_brokers_and_each_other():
+    assert kk.node_id_refusals({"c1": 9001, "c2": 9002, "c3": 9003}, {"k1": 1, "k2": 2}) == []
+    assert kk.node_id_refusals({"c1": 9001, "c2": 9001, "c3": 9003}, {}) == ["controllers c1, c2 share node id 9001"]
+    clash = kk.node_id_refusals({"c1": 2, "c2": 9002, "c3": 9003}, {"k1": 1, "k2": 2})
+    assert clash == ["controller c1 has node id 2, the id of broker k2: brokers and controllers share one id space"]
+    assert kk.node_id_refusals({"c1": None, "c2": "x"}, {}) == [
+        "controller c1 has no non-negative kafka_controller_node_id (got None)",
+        "controller c2 has no non-negative kafka_controller_node_id (got 'x')"]
+
+
+def test_metadata_state():
+    assert kk.metadata_state(False, False) == kk.NOT_FORMATTED
+    assert kk.metadata_state(True, False) == kk.FORMATTED
+    assert kk.metadata_state(True, True) == kk.STARTED
+
+
+def _dir(state, cluster_id=None):
+    return {"state": state, "cluster_id": cluster_id}
+
+
+def test_a_new_quorum_is_formatted_whole():
+    plan = kk.format_plan({"c1": _dir(kk.NOT_FORMATTED), "c2": _dir(kk.NOT_FORMATTED), "c3": _dir(kk.NOT_FORMATTED)})
+    assert plan == {"cluster_id": None, "format": ["c1", "c2", "c3"], "refusals": []}
+    plan = kk.format_plan({"c1": _dir(kk.NOT_FORMATTED)}, "Qk2jcnbvSySg1y1eyb2r3A")
+    assert plan["cluster_id"] == "Qk2jcnbvSySg1y1eyb2r3A"
+
+
+def test_a_first_run_that_stopped_half_way_is_finished_with_the_same_id():
+    plan = kk.format_plan({"c1": _dir(kk.FORMATTED, "X"), "c2": _dir(kk.NOT_FORMATTED), "c3": _dir(kk.NOT_FORMATTED)})
+    assert plan == {"cluster_id": "X", "format": ["c2", "c3"], "refusals": []}
+
+
+def test_a_running_quorum_is_left_as_it_is():
+    plan = kk.format_plan({"c1": _dir(kk.STARTED, "X"), "c2": _dir(kk.STARTED, "X"), "c3": _dir(kk.STARTED, "X")}, "X")
+    assert plan == {"cluster_id": "X", "format": [], "refusals": []}
+
+
+def test_a_voter_that_lost_its_disk_is_not_formatted_by_a_deploy():
+    plan = kk.format_plan({"c1": _dir(kk.STARTED, "X"), "c2": _dir(kk.NOT_FORMATTED), "c3": _dir(kk.STARTED, "X")})
+    assert plan["format"] == [] and plan["cluster_id"] is None
+    assert plan["refusals"] == ["c2 has an empty metadata dir while c1, c3 already ran the quorum: a deploy does not "
+                                "format a voter that lost its disk (docs/runbooks/replace-controller.md says how)"]
+
+
+def test_other_clusters_and_unread_dirs_are_refused():
+    assert kk.format_plan({"c1": _dir(kk.STARTED, "X"), "c2": _dir(kk.FORMATTED, "Y")})["refusals"] == [
+        "the controllers' metadata dirs hold different clusters: c1 X, c2 Y"]
+    assert kk.format_plan({"c1": _dir(kk.STARTED, "X")}, "Y")["refusals"] == [
+        "the controllers' metadata dirs hold cluster X (c1), but kafka_cluster_id is Y"]
+    plan = kk.format_plan({"c1": None, "c2": _dir(kk.NOT_FORMATTED)})
+    assert plan["format"] == [] and plan["refusals"] == ["the metadata dir of c1 was not read (is it reachable?)"]
+
+
+def test_add_scram_args():
+    assert kk.add_scram_args({"name": "kafka-broker", "password": "pw"}) == [
+        "--add-scram", "SCRAM-SHA-512=[name=kafka-broker,password=pw]"]
+
+
+def test_parse_quorum_replication():
+    rows = kk.parse_quorum_replication(REPLICATION)
+    assert [r["node_id"] for r in rows] == [9001, 9002, 9003, 1]
+    assert rows[2] == {"node_id": 9003, "log_end_offset": 1900, "lag": 145, "last_fetch_ms": 1764000000020,
+                       "last_caught_up_ms": 1763999990000, "status": "Follower"}
+    assert kk.quorum_leader(rows) == 9001
+    with pytest.raises(ValueError, match="NodeId"):
+        kk.parse_quorum_replication("Error while describing the quorum")
+
+
+def test_a_controller_stops_only_while_the_others_are_a_caught_up_majority():
+    rows = kk.parse_quorum_replication(REPLICATION)
+    # 9003 is 145 records behind: stopping 9003 leaves 9001 and 9002, a majority
+    assert kk.controller_stop_refusals(rows, 9003, max_lag=10) == []
+    # stopping 9002 would leave the leader and a lagging follower
+    assert kk.controller_stop_refusals(rows, 9002, max_lag=10) == [
+        "without node 9002, 1 voter(s) [9001] are caught up, fewer than the majority of 2 of the 3 voters "
+        "(lagging: {9003: 145})"]
+    assert kk.controller_stop_refusals(rows, 9002, max_lag=200) == []
+    # brokers (observers) are no voters
+    assert kk.controller_stop_refusals(rows, 1, max_lag=10) == ["node 1 is not a voter of the quorum "
+                                                                "(voters [9001, 9002, 9003])"]
+    no_leader = [dict(r, status="Follower") for r in _rows({9001: 0, 9002: 0, 9003: 0})]
+    assert kk.controller_stop_refusals(no_leader, 9001, 10) == ["the quorum has no leader (voters [9001, 9002, 9003])"]
+
+
+def test_five_voters_tolerate_two_behind():
+    rows = _rows({9001: 0, 9002: 0, 9003: 0, 9004: 50, 9005: 0})
+    assert kk.controller_stop_refusals(rows, 9005, max_lag=10) == []
+    rows = _rows({9001: 0, 9002: 0, 9003: 50, 9004: 50, 9005: 0})
+    assert kk.controller_stop_refusals(rows, 9005, max_lag=10) != []
+
+
+def test_a_restarted_controller_rejoins_when_caught_up():
+    rows = kk.parse_quorum_replication(REPLICATION)
+    assert kk.controller_rejoined(rows, 9002, 10) is None
+    assert kk.controller_rejoined(rows, 9003, 10) == "node 9003 is 145 record(s) behind the leader"
+    assert kk.controller_rejoined(rows, 9004, 10) == "node 9004 is not back in the quorum (not listed)"
+    assert kk.controller_rejoined(rows, 1, 10) == "node 1 is not back in the quorum (Observer)"
+
+
+def test_the_leader_restarts_last():
+    rows = _rows({9001: 0, 9002: 0, 9003: 0}, leader=9002)
+    assert kk.controller_restart_order(rows, [9003, 9002, 9001]) == [9001, 9003, 9002]
+    assert kk.controller_restart_order(rows, [9003]) == [9003]
+
+
+def test_a_deploy_does_not_switch_a_node_between_modes():
+    assert kk.configured_mode({}) is None
+    assert kk.configured_mode({"zookeeper.connect": "zk1:2182/kafka", "broker.id": "1"}) == "zookeeper"
+    assert kk.configured_mode({"process.roles": "broker", "node.id": "1"}) == "kraft"
+    assert kk.mode_change_refusal(None, "kraft") is None
+    assert kk.mode_change_refusal("kraft", "kraft") is None
+    assert "migrate_to_kraft.yml" in kk.mode_change_refusal("zookeeper", "kraft")
+    assert "set kafka_metadata_mode: kraft" in kk.mode_change_refusal("kraft", "zookeeper")
+
+
+STATUS = """ClusterId:              ZDz594TQToyIHFUs-ts4Sg
+LeaderId:               9001
+LeaderEpoch:            6
+HighWatermark:          2045
+MaxFollowerLag:         0
+MaxFollowerLagTimeMs:   0
+CurrentVoters:          [{"id": 9001, "directoryId": null, "endpoints": ["CONTROLLER://ctrl1.kafkalab.test:9095"]}]
+CurrentObservers:       [{"id": 1, "directoryId": "Q1iDGLwK1zU4MDfa2sWuEg"}]
+"""
+
+
+def test_parse_quorum_status():
+    assert kk.parse_quorum_status(STATUS) == {"cluster_id": "ZDz594TQToyIHFUs-ts4Sg", "leader_id": 9001,
+                                              "leader_epoch": 6, "high_watermark": 2045}
+    with pytest.raises(ValueError, match="LeaderId"):
+        kk.parse_quorum_status("org.apache.kafka.common.errors.TimeoutException")
+
+
+def test_a_change_reached_every_broker_once_each_fetched_past_its_offset():
+    rows = kk.parse_quorum_replication(REPLICATION)  # broker 1 at 2045
+    assert kk.observers_behind(rows, 2045) == {}
+    assert kk.observers_behind(rows, 2046) == {1: 2045}
+    assert kk.observers_behind(rows, 0) == {}  # voters are not observers: 9003 behind does not count
