@@ -9,7 +9,7 @@ from . import config, disks, machines
 from .machines import run_on
 from .shell import LabError, run
 
-SERVICES = ("kafka", "zookeeper")
+SERVICES = ("kafka", "zookeeper", "kafka-controller")
 CHAIN = "LAB-FAULT"  # the host's own iptables chain, jumped to from INPUT and OUTPUT
 FILL_FILE = f"{config.DATA_DISK_MOUNT}/lab-fill"
 

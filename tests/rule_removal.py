@@ -6,14 +6,16 @@ report shows each test's outcome and pytest's first errors, so a failure for ano
 be told apart from the rule's absence. A test that still passes cannot catch the rule's removal: the report
 says A TEST STILL PASSES and the run exits non-zero.
 
-Needs a lab that site.yml deployed (make deploy). Each rule's log and result go to .cache/rule-removal/;
-the table of every rule's last result goes to report.md there and into docs/safety-rules.md.
+Needs a lab that site.yml deployed (make deploy); the rules of a KRaft cluster (lab="kraft") need one deployed
+with KAFKAOPS_LAB_METADATA_MODE=kraft, and run only when that is set. Each rule's log and result go to
+.cache/rule-removal/; the table of every rule's last result goes to report.md there and into docs/safety-rules.md.
     python tests/rule_removal.py [RULE-KEY ...]     (make rule-removal [RULES="KEY ..."])
 The preflight asserts of the roles are not here: without them a run reconfigures the lab with the bad
 setting (a broker with broker.id=one never starts again), see the table in docs/safety-rules.md.
 """
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -48,6 +50,7 @@ class Rule:
     new: str                 # the text without the rule
     tests: list              # pytest node ids that must fail without it
     heal: str = ""           # what a run without the rule leaves behind and is undone after it (HEALS)
+    lab: str = "zookeeper"   # the lab's kafka_metadata_mode its tests need
 
 
 RULES = [
@@ -167,6 +170,13 @@ RULES = [
          "    if stop_after is not None and stop_after not in STEP_NAMES:\n",
          "    if False:\n",
          [T + "test_secure_cluster.py::test_a_step_that_does_not_exist_is_refused_and_nothing_changes"]),
+    Rule("kraft-lost-voter", "a deploy does not format a controller's empty metadata dir next to voters that ran",
+         "plugins/module_utils/kafka_kraft.py", "    if started and empty:\n", "    if False:\n",
+         [T + "kraft_deploy.py::test_a_voter_that_lost_its_disk_is_not_formatted_and_nothing_changes"], lab="kraft"),
+    Rule("kraft-controller-gate", "a controller stops only while the other voters are a caught-up majority",
+         "plugins/module_utils/kafka_kraft.py", "    if len(caught) < majority:\n", "    if False:\n",
+         [T + "kraft_deploy.py::test_a_controller_is_not_stopped_while_the_others_are_no_caught_up_majority"],
+         lab="kraft"),
     Rule("rotate-unknown-phase", "rotate_ca.yml refuses a stop_after that names no phase",
          "plugins/module_utils/kafka_ca_rotation.py",
          "    if stop_after and stop_after not in PHASES:\n",
@@ -280,20 +290,20 @@ def row(rule, result, log):
                     f"{result['at']}, {result['seconds']} s | `{why}` |")
 
 
-def report():
+def report(lab):
     """The table of every rule's last saved result (rules never checked say so), in report.md and in
-    docs/safety-rules.md between its markers; whether every rule was caught."""
+    docs/safety-rules.md between its markers; whether every rule of the lab's mode was caught."""
     lines = ["| rule | removed from | lab tests without it | result | run (commit, time, s) | pytest's first error |",
              "|---|---|---|---|---|---|"]
     all_caught = True
     for rule in RULES:
         saved, log = OUT / f"{rule.key}.json", OUT / f"{rule.key}.log"
         if not saved.exists():
-            lines.append(f"| {rule.rule} | `{rule.path}` | - | not checked | - | - |")
-            all_caught = False
+            lines.append(f"| {rule.rule} | `{rule.path}` | - | not checked ({rule.lab} lab) | - | - |")
+            all_caught = all_caught and rule.lab != lab
             continue
         caught, line = row(rule, json.loads(saved.read_text()), log.read_text())
-        all_caught = all_caught and caught
+        all_caught = all_caught and (caught or rule.lab != lab)
         lines.append(line)
     table = "\n".join(lines) + "\n"
     (OUT / "report.md").write_text(table)
@@ -307,11 +317,14 @@ def main(keys):
     OUT.mkdir(parents=True, exist_ok=True)
     unknown = set(keys) - {r.key for r in RULES}
     assert not unknown, f"no such rule: {sorted(unknown)}; the keys: {[r.key for r in RULES]}"
-    for rule in (r for r in RULES if r.key in keys or not keys):
+    lab = os.environ.get("KAFKAOPS_LAB_METADATA_MODE") or "zookeeper"  # as inventories/lab reads it
+    other = [r.key for r in RULES if r.key in keys and r.lab != lab]
+    assert not other, f"{other}: their tests need a lab in another mode than {lab} (KAFKAOPS_LAB_METADATA_MODE)"
+    for rule in (r for r in RULES if (r.key in keys or not keys) and r.lab == lab):
         print(f"== {rule.key}: removing it from {rule.path}", flush=True)
         result = check(rule)
         print(row(rule, result, (OUT / f"{rule.key}.log").read_text())[1], flush=True)
-    all_caught = report()
+    all_caught = report(lab)
     print(f"wrote {OUT / 'report.md'}: " + ("every rule's tests fail without it" if all_caught
                                             else "a rule was not checked, or a test passes without its rule"))
     return 0 if all_caught else 1

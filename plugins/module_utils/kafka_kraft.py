@@ -80,14 +80,17 @@ def format_plan(controllers, configured_cluster_id=""):
     """Which controllers to format, with which cluster id.
 
     controllers: {inventory host: {"state": metadata_state(...), "cluster_id": id in meta.properties or None},
-    or None for a controller whose dir was not read}.
+    or None for a controller whose dir was not read (unreachable, or not in a --limit run)}.
     configured_cluster_id: the inventory's kafka_cluster_id ("" when not set).
     Returns {"cluster_id": the quorum's id (None: a new quorum, make one), "format": [hosts to format],
     "refusals": [sentences]}; nothing is formatted when there is a refusal.
     """
-    refusals = [f"the metadata dir of {host} was not read (is it reachable?)"
-                for host, c in sorted(controllers.items()) if c is None]
+    unread = sorted(host for host, c in controllers.items() if c is None)
     controllers = {host: c for host, c in controllers.items() if c is not None}
+    # whether a voter may be formatted depends on all the others: unread ones matter only then
+    needs_format = any(c["state"] == NOT_FORMATTED for c in controllers.values())
+    refusals = [f"the metadata dir of {host} was not read (is it reachable, or left out by --limit?)"
+                for host in unread if needs_format]
     found = {host: c["cluster_id"] for host, c in controllers.items() if c["state"] != NOT_FORMATTED}
     ids = sorted(set(found.values()))
     if len(ids) > 1:

@@ -2,7 +2,8 @@
 quorum of three controllers with every broker as an observer and one cluster id everywhere; topics that get
 the cluster's policy from the controllers and keep acks=all records; a CONTROLLER listener that wants both
 a certificate from the cluster's CA and the password; a changed controller setting rolled one controller at a
-time, the leader last, no broker restarted; and refusals that change nothing: a voter whose disk was lost is
+time, the leader last, no broker restarted, and no controller stopped while the others are no caught-up
+majority; and refusals that change nothing: a voter whose disk was lost is
 not formatted, node ids that clash, and a ZooKeeper deploy over the KRaft cluster."""
 
 import json
@@ -17,6 +18,7 @@ from lab_hosts import service_starts, service_stop_and_start, ssh_run
 from unchanged import lab_state
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft
+from lab import faults
 from lab.cluster_settings import kafka_config
 
 # Kafka's tool run on a controller host with that host's own client settings (the kafka_controller role's)
@@ -135,6 +137,28 @@ def test_a_changed_controller_setting_rolls_the_controllers_one_at_a_time_the_le
     assert service_starts(brokers, "kafka") == broker_starts, "a broker restarted"
     rows = kafka_kraft.parse_quorum_replication(_quorum(controllers[0]))
     assert kafka_kraft.quorum_leader(rows) is not None
+
+
+def test_a_controller_is_not_stopped_while_the_others_are_no_caught_up_majority(run_playbook, controllers):
+    """ctrl1's setting changes (the run is limited to it) while ctrl2 is paused: without ctrl1 only one of the
+    three voters would be caught up, so the roll refuses to stop ctrl1 and restarts nothing."""
+    ctrl1, ctrl2 = controllers[0], controllers[1]
+    changed = {"kafka_controller_extra_properties": {"controller.quorum.fetch.timeout.ms": 2500},
+               "kafka_controller_gate_timeout": 20}
+    starts = service_starts(controllers, "kafka-controller")
+    faults.pause(ctrl2, "kafka-controller")
+    try:
+        run = run_playbook("kafka_controllers.yml", "--limit", ctrl1.name, "-e", json.dumps(changed))
+        after = service_starts(controllers, "kafka-controller")
+    finally:
+        faults.resume(ctrl2, "kafka-controller")
+        # the inventory's settings back: ctrl1, marked, restarts once through the gate
+        restored = run_playbook("kafka_controllers.yml")
+    assert run.returncode != 0
+    assert "Not stopping controller 9001 after waiting 20 s: without node 9001, 1 voter(s)" in run.output, \
+        run.output[-2000:]
+    assert after == starts, "a controller was restarted"
+    assert restored.returncode == 0, restored.output[-3000:]
 
 
 def test_a_voter_that_lost_its_disk_is_not_formatted_and_nothing_changes(run_playbook, settings, controllers):

@@ -77,7 +77,11 @@ def test_other_clusters_and_unread_dirs_are_refused():
     assert kk.format_plan({"c1": _dir(kk.STARTED, "X")}, "Y")["refusals"] == [
         "the controllers' metadata dirs hold cluster X (c1), but kafka_cluster_id is Y"]
     plan = kk.format_plan({"c1": None, "c2": _dir(kk.NOT_FORMATTED)})
-    assert plan["format"] == [] and plan["refusals"] == ["the metadata dir of c1 was not read (is it reachable?)"]
+    assert plan["format"] == [] and plan["refusals"] == [
+        "the metadata dir of c1 was not read (is it reachable, or left out by --limit?)"]
+    # a run limited to a controller that ran formats nothing: the others need not be read
+    assert kk.format_plan({"c1": None, "c2": _dir(kk.STARTED, "X")}) == {"cluster_id": "X", "format": [],
+                                                                         "refusals": []}
 
 
 def test_add_scram_args():
