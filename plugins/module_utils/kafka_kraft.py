@@ -48,19 +48,15 @@ def node_id_refusals(controller_ids, broker_ids):
     return problems
 
 
-def configured_mode(props):
-    """The metadata mode a Kafka config runs: 'kraft' (process.roles), 'zookeeper' (zookeeper.connect), or None
-    (no config yet)."""
-    if "process.roles" in props:
-        return "kraft"
-    return "zookeeper" if "zookeeper.connect" in props else None
-
-
 def mode_change_refusal(configured, wanted):
-    """Why a deploy must not turn a node configured for one metadata mode into the other; None when it may.
-    Between modes a cluster moves only through the migration's phases, never by a changed variable."""
+    """Why a deploy (kafka_metadata_mode wanted) must not reconfigure a broker whose config runs configured
+    (kafka_migration.configured_mode); None when it may. Between modes a cluster moves only through the
+    migration's steps, never by a changed variable, and a deploy must not undo a step of a migration under way."""
     if configured is None or configured == wanted:
         return None
+    if configured in ("migrating", "migration"):
+        return ("it runs with the settings of a migration to KRaft: go on with playbooks/migrate_to_kraft.yml, or "
+                "roll back with playbooks/rollback_kraft_migration.yml (a deploy would undo the migration's step)")
     if configured == "zookeeper":
         return ("it runs in ZooKeeper mode and kafka_metadata_mode is kraft: a ZooKeeper cluster moves to KRaft "
                 "only through playbooks/migrate_to_kraft.yml")

@@ -46,7 +46,9 @@ dirs:
 refusals: {description: Reasons not to use these dirs for I(broker_id); empty when safe., returned: always, type: list}
 configured_log_dirs: {description: "log.dirs of I(config_file) (empty without one).", returned: always, type: list}
 configured_mode:
-  description: The metadata mode I(config_file) runs, C(kraft) (process.roles) or C(zookeeper); null without one.
+  description:
+    - What I(config_file) runs, C(kraft), C(zookeeper), C(migrating) (a broker with the migration flag) or
+      C(migration) (a controller with it); null without one.
   returned: always
   type: str
 """
@@ -56,7 +58,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_identity as ki
-from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_migration
 
 
 def read_config(config_file):
@@ -92,7 +94,7 @@ def main():
     current, abandoned = abandoned_dirs(props, p["log_dirs"])
     refusals = ki.refusals(dirs, p["broker_id"], p["cluster_id"] or None, p["peers"], abandoned)
     module.exit_json(changed=False, dirs=dirs, refusals=refusals, configured_log_dirs=current,
-                     configured_mode=kafka_kraft.configured_mode(props))
+                     configured_mode=kafka_migration.configured_mode(props))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,127 @@
+"""The ZooKeeper to KRaft migration's decisions (Kafka 3.9, KIP-866), on what the cluster shows, never on a local
+record alone: how far the migration got, what must hold before it starts, and what a rollback must undo.
+Background and sources: docs/design/kraft-migration-research.md.
+
+The migration's steps, in order (playbooks/migrate_to_kraft.yml runs the ones not done):
+  controllers        the KRaft controllers run in migration mode (ZooKeeper settings and the migration flag)
+  brokers_migration  every broker runs ZooKeeper mode with the migration flag and the quorum's settings
+  metadata           the controllers copied ZooKeeper's metadata: ZkMigrationState MIGRATION (dual writes)
+  brokers_kraft      every broker runs KRaft mode (process.roles=broker)
+  finalize           the controllers run without ZooKeeper: no way back
+Each host's part is done when its config file says so and it runs that file (no restart pending).
+"""
+
+STEPS = ("controllers", "brokers_migration", "metadata", "brokers_kraft", "finalize")
+
+# kafka.controller:type=KafkaController,name=ZkMigrationState (Kafka 3.9 docs, KRaft monitoring)
+ZK_MIGRATION_STATE = {0: "NONE", 1: "MIGRATION", 2: "PRE_MIGRATION", 3: "POST_MIGRATION", 4: "ZK"}
+
+# What a host's config file runs (configured_mode below)
+ZOOKEEPER, MIGRATING, KRAFT, MIGRATION = "zookeeper", "migrating", "kraft", "migration"
+
+
+def configured_mode(props):
+    """What a broker's or controller's config file runs: 'kraft' (process.roles, no ZooKeeper), 'migration' (a
+    controller with the migration flag), 'migrating' (a ZooKeeper-mode broker with the flag), 'zookeeper', or None
+    (no file)."""
+    flag = props.get("zookeeper.metadata.migration.enable", "").strip().lower() == "true"
+    if "process.roles" in props:
+        return MIGRATION if flag or "zookeeper.connect" in props else KRAFT
+    if "zookeeper.connect" in props:
+        return MIGRATING if flag else ZOOKEEPER
+    return None
+
+
+def _hosts(nodes, mode, settled=True):
+    """The hosts whose config runs mode (and, with settled, that run it: no restart pending)."""
+    return sorted(h for h, n in nodes.items() if n["mode"] == mode and (not settled or not n["restart_pending"]))
+
+
+def progress(controllers, brokers, zk_state):
+    """How far the migration got.
+
+    controllers, brokers: {inventory host: {"mode": configured_mode(...), "restart_pending": bool}}, and for a
+    controller "running": whether its service runs;
+    zk_state: the quorum's ZkMigrationState (an int of ZK_MIGRATION_STATE), None when not read (no controller).
+    Returns {"done": [steps done, in order], "next": the first step not done (None: all done),
+    "started": whether any host of the next step has changed, "refusals": [sentences: a state no step leads to]}.
+    """
+    modes = {h: n["mode"] for h, n in brokers.items()}
+    ctrl_modes = {h: n["mode"] for h, n in controllers.items()}
+    refusals = []
+    unknown = sorted(h for h, m in modes.items() if m not in (ZOOKEEPER, MIGRATING, KRAFT))
+    if unknown:
+        refusals.append(f"brokers {', '.join(unknown)} have no ZooKeeper or KRaft config")
+    if controllers and any(m == ZOOKEEPER for m in modes.values()) and any(m == KRAFT for m in modes.values()):
+        refusals.append("brokers " + ", ".join(_hosts(brokers, ZOOKEEPER, False)) + " run ZooKeeper mode without the "
+                        "migration flag while " + ", ".join(_hosts(brokers, KRAFT, False)) + " run KRaft mode")
+    finalized = _hosts(controllers, KRAFT, False)
+    if finalized and any(m != KRAFT for m in modes.values()):
+        refusals.append(f"controllers {', '.join(finalized)} run without ZooKeeper while brokers "
+                        f"{', '.join(h for h, m in sorted(modes.items()) if m != KRAFT)} do not run KRaft mode: "
+                        "the migration was finalized before every broker moved (KAFKA-20960); no step repairs it")
+    kraft_brokers = _hosts(brokers, KRAFT, False)
+    if kraft_brokers and zk_state not in (1, 3):
+        refusals.append(f"brokers {', '.join(kraft_brokers)} run KRaft mode but the metadata migration is not "
+                        f"complete (ZkMigrationState {ZK_MIGRATION_STATE.get(zk_state, zk_state)})")
+    if not controllers and any(m in (MIGRATING, KRAFT) for m in modes.values()):
+        refusals.append("brokers run with the migration's settings but the inventory has no KRaft controllers")
+
+    checks = {
+        "controllers": bool(controllers) and all(n["mode"] in (MIGRATION, KRAFT) and n["running"]
+                                                 and not n["restart_pending"] for n in controllers.values()),
+        "brokers_migration": bool(brokers) and all(
+            (m == MIGRATING and not brokers[h]["restart_pending"]) or m == KRAFT for h, m in modes.items()),
+        "metadata": zk_state in (1, 3),
+        "brokers_kraft": bool(brokers) and len(_hosts(brokers, KRAFT)) == len(brokers),
+        "finalize": bool(controllers) and len(_hosts(controllers, KRAFT)) == len(controllers),
+    }
+    started = {
+        "controllers": any(m is not None for m in ctrl_modes.values()),
+        "brokers_migration": any(m in (MIGRATING, KRAFT) for m in modes.values()),
+        "metadata": zk_state in (1, 3),
+        "brokers_kraft": any(m == KRAFT for m in modes.values()),
+        "finalize": bool(finalized),
+    }
+    done = []
+    for step in STEPS:
+        if not checks[step]:
+            break
+        done.append(step)
+    following = STEPS[len(done)] if len(done) < len(STEPS) else None
+    later = [s for s in STEPS[len(done) + 1:] if started[s] and s != "metadata"]
+    if following and later:
+        refusals.append(f"step {later[0]} has begun before step {following} is done")
+    return {"done": done, "next": following, "started": bool(following and started[following]),
+            "refusals": refusals}
+
+
+def rollback_plan(controllers, brokers):
+    """What rollback_kraft_migration.yml does, in order, as Kafka 3.9's docs prescribe for how far the migration
+    got ("Reverting to ZooKeeper mode During the Migration"), from the hosts' facts alone (progress()'s inputs), so
+    that a rerun after a rollback that stopped half way goes on; or a refusal once finalize has begun.
+    Returns {"actions": [...], "refusals": [...]}. Each action is idempotent and checks its own znode:
+      brokers_to_migrating   roll KRaft brokers back to ZooKeeper mode, keeping the migration flag
+      controller_epoch       raise /controller_epoch above /migration's kraft_controller_epoch (KAFKA-20488)
+      stop_controllers       stop and disable the controllers
+      delete_controller      delete /controller if a KRaft controller holds it (quickly after the stop)
+      delete_migration       save, then delete /migration
+      wipe_controllers       empty the controllers' metadata dirs (with /migration's deletion: Strimzi #11262)
+      brokers_to_zookeeper   roll the brokers without the flag and the quorum's settings
+    """
+    finalized = _hosts(controllers, KRAFT, False)
+    if finalized:
+        return {"actions": [], "refusals": [
+            f"the migration is finalized (controllers {', '.join(finalized)} run without ZooKeeper): Kafka 3.9 "
+            "cannot go back to ZooKeeper mode from here, and ZooKeeper no longer has the cluster's metadata"]}
+    modes = {n["mode"] for n in brokers.values()}
+    actions = []
+    if KRAFT in modes:
+        actions.append("brokers_to_migrating")
+    if modes & {MIGRATING, KRAFT}:
+        actions += ["controller_epoch", "stop_controllers", "delete_controller", "delete_migration",
+                    "wipe_controllers", "brokers_to_zookeeper"]
+    elif any(n["mode"] is not None or n.get("running") for n in controllers.values()):
+        # only the controllers were provisioned: deprovision them (/migration too, should they have written it)
+        actions += ["stop_controllers", "delete_migration", "wipe_controllers"]
+    return {"actions": actions, "refusals": []}

@@ -1,0 +1,96 @@
+"""The ZooKeeper to KRaft migration's decisions (module_utils/kafka_migration.py) on hand-written states."""
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_migration as km
+
+ZK = {"zookeeper.connect": "zk1:2182/kafka", "broker.id": "1"}
+
+
+def test_configured_mode():
+    assert km.configured_mode({}) is None
+    assert km.configured_mode(ZK) == "zookeeper"
+    assert km.configured_mode(ZK | {"zookeeper.metadata.migration.enable": "true"}) == "migrating"
+    assert km.configured_mode(ZK | {"zookeeper.metadata.migration.enable": "false"}) == "zookeeper"
+    assert km.configured_mode({"process.roles": "broker", "node.id": "1"}) == "kraft"
+    assert km.configured_mode({"process.roles": "controller", "zookeeper.metadata.migration.enable": "true",
+                               "zookeeper.connect": "zk1:2182/kafka"}) == "migration"
+    assert km.configured_mode({"process.roles": "controller", "node.id": "9001"}) == "kraft"
+
+
+def _nodes(*modes, pending=(), running=True):
+    return {f"h{i + 1}": {"mode": m, "restart_pending": i + 1 in pending, "running": running}
+            for i, m in enumerate(modes)}
+
+
+def _progress(ctrl, brokers, zk_state=None):
+    return km.progress(ctrl, brokers, zk_state)
+
+
+def test_a_zookeeper_cluster_has_done_nothing():
+    state = _progress(_nodes(None, None, None, running=False), _nodes("zookeeper", "zookeeper", "zookeeper"))
+    assert state == {"done": [], "next": "controllers", "started": False, "refusals": []}
+
+
+def test_each_step_done_in_turn():
+    ctrl = _nodes("migration", "migration", "migration")
+    assert _progress(ctrl, _nodes("zookeeper", "zookeeper", "zookeeper"), 2)["next"] == "brokers_migration"
+    half = _progress(ctrl, _nodes("migrating", "zookeeper", "zookeeper"), 2)
+    assert (half["done"], half["next"], half["started"]) == (["controllers"], "brokers_migration", True)
+    # the last broker runs its new file only once restarted
+    assert _progress(ctrl, _nodes("migrating", "migrating", "migrating", pending=[3]), 2)["next"] == "brokers_migration"
+    assert _progress(ctrl, _nodes("migrating", "migrating", "migrating"), 2)["next"] == "metadata"
+    assert _progress(ctrl, _nodes("migrating", "migrating", "migrating"), 1)["next"] == "brokers_kraft"
+    assert _progress(ctrl, _nodes("kraft", "migrating", "migrating"), 1)["started"] is True
+    assert _progress(ctrl, _nodes("kraft", "kraft", "kraft"), 1)["next"] == "finalize"
+    done = _progress(_nodes("kraft", "kraft", "kraft"), _nodes("kraft", "kraft", "kraft"), 3)
+    assert done == {"done": list(km.STEPS), "next": None, "started": False, "refusals": []}
+
+
+def test_a_controller_that_does_not_run_or_waits_for_a_restart_is_not_done():
+    brokers = _nodes("zookeeper", "zookeeper", "zookeeper")
+    assert _progress(_nodes("migration", "migration", "migration", running=False), brokers)["next"] == "controllers"
+    assert _progress(_nodes("migration", "migration", "migration", pending=[2]), brokers)["next"] == "controllers"
+
+
+def test_states_no_step_leads_to_are_refused():
+    ctrl = _nodes("migration", "migration", "migration")
+    mixed = _progress(ctrl, _nodes("zookeeper", "kraft", "migrating"), 1)
+    assert mixed["refusals"] == ["brokers h1 run ZooKeeper mode without the migration flag while h2 run KRaft mode",
+                                 "step brokers_kraft has begun before step brokers_migration is done"]
+    early = _progress(ctrl, _nodes("kraft", "migrating", "migrating"), 2)
+    assert early["refusals"] == ["brokers h1 run KRaft mode but the metadata migration is not complete "
+                                 "(ZkMigrationState PRE_MIGRATION)",
+                                 "step brokers_kraft has begun before step metadata is done"]
+    finalized_early = _progress(_nodes("kraft", "kraft", "kraft"), _nodes("kraft", "migrating", "kraft"), 1)
+    assert "finalized before every broker moved (KAFKA-20960)" in finalized_early["refusals"][0]
+    no_controllers = _progress({}, _nodes("migrating", "zookeeper", "zookeeper"))
+    assert no_controllers["refusals"] == [
+        "brokers run with the migration's settings but the inventory has no KRaft controllers",
+        "step brokers_migration has begun before step controllers is done"]
+
+
+def test_rollback_from_each_step():
+    ctrl = _nodes("migration", "migration", "migration")
+    none = _nodes(None, None, None, running=False)
+    assert km.rollback_plan(none, _nodes("zookeeper", "zookeeper", "zookeeper")) == {"actions": [], "refusals": []}
+    assert km.rollback_plan(ctrl, _nodes("zookeeper", "zookeeper", "zookeeper"))["actions"] == [
+        "stop_controllers", "delete_migration", "wipe_controllers"]
+    dual_write = ["controller_epoch", "stop_controllers", "delete_controller", "delete_migration", "wipe_controllers",
+                  "brokers_to_zookeeper"]
+    assert km.rollback_plan(ctrl, _nodes("migrating", "zookeeper", "zookeeper"))["actions"] == dual_write
+    assert km.rollback_plan(ctrl, _nodes("migrating", "migrating", "migrating"))["actions"] == dual_write
+    assert km.rollback_plan(ctrl, _nodes("kraft", "migrating", "migrating"))["actions"] == [
+        "brokers_to_migrating"] + dual_write
+
+
+def test_a_rollback_that_stopped_half_way_goes_on():
+    stopped = _nodes("migration", "migration", "migration", running=False)
+    assert km.rollback_plan(stopped, _nodes("migrating", "zookeeper", "migrating"))["actions"][-1] == (
+        "brokers_to_zookeeper")
+    assert km.rollback_plan(stopped, _nodes("zookeeper", "zookeeper", "zookeeper"))["actions"] == [
+        "stop_controllers", "delete_migration", "wipe_controllers"]
+
+
+def test_no_rollback_once_finalize_began():
+    partly = _nodes("kraft", "migration", "migration")
+    plan = km.rollback_plan(partly, _nodes("kraft", "kraft", "kraft"))
+    assert plan["actions"] == [] and "finalized (controllers h1 run without ZooKeeper)" in plan["refusals"][0]
