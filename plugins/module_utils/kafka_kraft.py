@@ -22,29 +22,27 @@ def quorum_voters(endpoints, node_ids):
     return ",".join(f"{int(node_ids[host])}@{endpoint}" for host, endpoint in endpoints.items())
 
 
+def _hosts_by_id(ids):
+    """{id: [hosts]} of the hosts whose id ({host: id or None}) is a non-negative integer."""
+    by_id = {}
+    for host, node_id in ids.items():
+        if str(node_id).isdigit():
+            by_id.setdefault(int(node_id), []).append(host)
+    return by_id
+
+
 def node_id_refusals(controller_ids, broker_ids):
     """Why the controllers' node ids cannot be used, one sentence each; [] when they can. Brokers and
     controllers share KRaft's id space, so a controller id must differ from every broker id and from the other
     controllers'. Both arguments are {inventory host: id or None (not set)}."""
-    problems = []
-    for host, node_id in controller_ids.items():
-        if node_id is None or not str(node_id).isdigit():
-            problems.append(f"controller {host} has no non-negative kafka_controller_node_id (got {node_id!r})")
-    seen = {}
-    for host, node_id in controller_ids.items():
-        if node_id is not None and str(node_id).isdigit():
-            seen.setdefault(int(node_id), []).append(host)
-    for node_id, hosts in sorted(seen.items()):
-        if len(hosts) > 1:
-            problems.append(f"controllers {', '.join(hosts)} share node id {node_id}")
-    brokers = {}
-    for host, broker_id in broker_ids.items():
-        if broker_id is not None and str(broker_id).isdigit():
-            brokers.setdefault(int(broker_id), []).append(host)
-    for node_id, hosts in sorted(seen.items()):
-        if node_id in brokers:
-            problems.append(f"controller {', '.join(hosts)} has node id {node_id}, the id of broker "
-                            f"{', '.join(brokers[node_id])}: brokers and controllers share one id space")
+    problems = [f"controller {host} has no non-negative kafka_controller_node_id (got {node_id!r})"
+                for host, node_id in controller_ids.items() if not str(node_id).isdigit()]
+    controllers, brokers = _hosts_by_id(controller_ids), _hosts_by_id(broker_ids)
+    problems += [f"controllers {', '.join(hosts)} share node id {node_id}"
+                 for node_id, hosts in sorted(controllers.items()) if len(hosts) > 1]
+    problems += [f"controller {', '.join(hosts)} has node id {node_id}, the id of broker "
+                 f"{', '.join(brokers[node_id])}: brokers and controllers share one id space"
+                 for node_id, hosts in sorted(controllers.items()) if node_id in brokers]
     return problems
 
 

@@ -11,6 +11,8 @@ The migration's steps, in order (playbooks/migrate_to_kraft.yml runs the ones no
 Each host's part is done when its config file says so and it runs that file (no restart pending).
 """
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft
+
 STEPS = ("controllers", "brokers_migration", "metadata", "brokers_kraft", "finalize")
 
 # kafka.controller:type=KafkaController,name=ZkMigrationState (Kafka 3.9 docs, KRaft monitoring)
@@ -125,3 +127,45 @@ def rollback_plan(controllers, brokers):
         # only the controllers were provisioned: deprovision them (/migration too, should they have written it)
         actions += ["stop_controllers", "delete_migration", "wipe_controllers"]
     return {"actions": actions, "refusals": []}
+
+
+def precheck_refusals(facts):
+    """Why the migration must not start, one sentence each, naming what to fix; [] when it may. Nothing is
+    changed before these are read. facts:
+      brokers: {host: {"broker_id": int, "props": {server.properties}}}; reserved_broker_max_id: int;
+      registered_ids: broker ids ZooKeeper holds (/brokers/ids) and the log dirs' meta.properties name;
+      under_replicated, offline: partition names; unclean: where unclean.leader.election.enable is true;
+      zookeeper_problem: why the ensemble is unhealthy, or None;
+      controllers: {host: node id or None}; controller_metadata: {host: {"state", "cluster_id"} or None};
+      cluster_id: the ZooKeeper cluster's id.
+    """
+    refusals = []
+    reserved = facts["reserved_broker_max_id"]
+    generated = sorted(i for i in facts["registered_ids"] if i > reserved)
+    if generated or any(b["props"].get("broker.id.generation.enable", "").lower() == "true"
+                        and "broker.id" not in b["props"] for b in facts["brokers"].values()):
+        refusals.append(f"broker ids above reserved.broker.max.id ({reserved}) were generated "
+                        f"({generated or 'broker.id unset'}): a migrating broker needs an explicit broker.id of at "
+                        "most reserved.broker.max.id (KAFKA-17042); replace those brokers with ids from the inventory")
+    ibp = {h: b["props"].get("inter.broker.protocol.version") for h, b in sorted(facts["brokers"].items())}
+    wrong = {h: v for h, v in ibp.items() if v is not None and not v.startswith("3.9")}
+    if wrong:
+        refusals.append(f"inter.broker.protocol.version is not 3.9 on {wrong}: the migration needs every broker on 3.9 "
+                        "(roll them with 3.9 first)")
+    for name, what in (("under_replicated", "under-replicated"), ("offline", "offline")):
+        if facts[name]:
+            shown = ", ".join(facts[name][:10]) + (" ..." if len(facts[name]) > 10 else "")
+            refusals.append(f"{len(facts[name])} partition(s) are {what}: {shown}")
+    if facts["unclean"]:
+        refusals.append(f"unclean leader election is on: {', '.join(facts['unclean'])}")
+    if facts["zookeeper_problem"]:
+        refusals.append(f"ZooKeeper is unhealthy: {facts['zookeeper_problem']}")
+    if not facts["controllers"]:
+        refusals.append("the inventory has no KRaft controllers (group kafka_controller_group)")
+    refusals += kafka_kraft.node_id_refusals(facts["controllers"],
+                                             {h: b["broker_id"] for h, b in facts["brokers"].items()})
+    for host, meta in sorted(facts["controller_metadata"].items()):
+        if meta and meta["state"] != kafka_kraft.NOT_FORMATTED and meta["cluster_id"] != facts["cluster_id"]:
+            refusals.append(f"the metadata dir of controller {host} holds cluster {meta['cluster_id']}, not this "
+                            f"cluster ({facts['cluster_id']}): empty it if that cluster is gone")
+    return refusals

@@ -94,3 +94,42 @@ def test_no_rollback_once_finalize_began():
     partly = _nodes("kraft", "migration", "migration")
     plan = km.rollback_plan(partly, _nodes("kraft", "kraft", "kraft"))
     assert plan["actions"] == [] and "finalized (controllers h1 run without ZooKeeper)" in plan["refusals"][0]
+
+
+def _facts(**changes):
+    facts = {
+        "brokers": {f"k{i}": {"broker_id": i, "props": {"broker.id": str(i), "zookeeper.connect": "zk:2182/kafka"}}
+                    for i in (1, 2, 3)},
+        "reserved_broker_max_id": 1000, "registered_ids": [1, 2, 3],
+        "under_replicated": [], "offline": [], "unclean": [], "zookeeper_problem": None,
+        "controllers": {"c1": 9001, "c2": 9002, "c3": 9003},
+        "controller_metadata": {"c1": {"state": "not_formatted", "cluster_id": None}},
+        "cluster_id": "X",
+    }
+    return facts | changes
+
+
+def test_a_healthy_zookeeper_cluster_passes_the_precheck():
+    assert km.precheck_refusals(_facts()) == []
+    # controllers of this cluster that already ran (a rerun after the controllers step) are fine
+    assert km.precheck_refusals(_facts(controller_metadata={"c1": {"state": "started", "cluster_id": "X"}})) == []
+
+
+def test_each_precheck_refusal():
+    def refused(**changes):
+        problems = km.precheck_refusals(_facts(**changes))
+        assert len(problems) == 1, problems
+        return problems[0]
+    assert "were generated ([1001])" in refused(registered_ids=[1, 2, 1001])
+    unset = _facts()["brokers"] | {"k1": {"broker_id": 1, "props": {"broker.id.generation.enable": "true"}}}
+    assert "(broker.id unset)" in refused(brokers=unset)
+    old_ibp = _facts()["brokers"] | {"k2": {"broker_id": 2, "props": {"inter.broker.protocol.version": "3.8"}}}
+    assert refused(brokers=old_ibp).startswith("inter.broker.protocol.version is not 3.9 on {'k2': '3.8'}")
+    assert refused(under_replicated=["t-0", "t-1"]) == "2 partition(s) are under-replicated: t-0, t-1"
+    assert refused(offline=["t-0"]) == "1 partition(s) are offline: t-0"
+    assert refused(unclean=["topic t"]) == "unclean leader election is on: topic t"
+    assert refused(zookeeper_problem="zk2 does not answer") == "ZooKeeper is unhealthy: zk2 does not answer"
+    assert refused(controllers={}).startswith("the inventory has no KRaft controllers")
+    assert "the id of broker k2" in refused(controllers={"c1": 2, "c2": 9002, "c3": 9003})
+    other = {"c1": {"state": "started", "cluster_id": "Y"}}
+    assert refused(controller_metadata=other).startswith("the metadata dir of controller c1 holds cluster Y, not this")

@@ -1,5 +1,6 @@
-"""The keys server.properties.j2 and zoo.cfg.j2 write are the keys the preflights keep out of
-kafka_extra_properties / zookeeper_extra_config (the lists are kept by hand next to the templates)."""
+"""The keys server.properties.j2, controller.properties.j2 and zoo.cfg.j2 write are the keys the preflights keep
+out of kafka_extra_properties / kafka_controller_extra_properties / zookeeper_extra_config (the lists are kept by
+hand next to the templates)."""
 
 import re
 
@@ -30,3 +31,9 @@ def test_every_key_zoo_cfg_writes_is_managed():
                    if "_zookeeper_managed_keys" in task.get("vars", {}))
     written = _written_keys("roles/zookeeper/templates/zoo.cfg.j2")
     assert written - set(managed) == set()
+
+
+def test_every_key_controller_properties_writes_is_managed():
+    role_vars = yaml.safe_load((REPO / "roles/kafka_controller/vars/main.yml").read_text())
+    written = _written_keys("roles/kafka_controller/templates/controller.properties.j2")
+    assert written - set(role_vars["_kafka_controller_managed_properties"]) == set()
