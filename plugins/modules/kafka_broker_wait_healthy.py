@@ -5,8 +5,9 @@ DOCUMENTATION = r"""
 module: kafka_broker_wait_healthy
 short_description: Wait until a Kafka broker is registered and in the ISR of every partition it hosts
 description:
-  - Checks that I(broker_id) is registered under /brokers/ids in ZooKeeper (a broker registers only
-    after its log recovery) and is in the ISR of every partition it hosts.
+  - Checks that I(broker_id) is registered (a broker registers only after its log recovery) and is in the ISR
+    of every partition it hosts. Registered is under /brokers/ids in ZooKeeper or, on a KRaft cluster (no
+    I(zookeeper_connect)), among the live brokers the brokers report (unfenced by the controllers).
   - With I(wait_timeout), keeps checking and prints the partitions still catching up with an ETA;
     fails at the timeout naming the lagging partitions. Read-only; runs in check mode.
 extends_documentation_fragment: [kafkaops.toolkit.kafka_connection, kafkaops.toolkit.kafka_connection.wait]
@@ -33,7 +34,10 @@ EXAMPLES = r"""
 
 RETURN = r"""
 done: {description: Whether the broker is registered and in every ISR., returned: success, type: bool}
-registered: {description: Whether the broker is registered in ZooKeeper., returned: success, type: bool}
+registered:
+  description: Whether the broker is registered (in ZooKeeper, or with the KRaft controllers).
+  returned: success
+  type: bool
 lagging: {description: Partitions the broker hosts whose ISR it is not in., returned: success, type: list}
 bytes_missing:
   description: Bytes its replicas still lack against the largest other replica (with I(kafka_tools_home)).
@@ -78,8 +82,9 @@ def main():
         module.fail_json(msg=f"cannot read the cluster state: {exc}", retryable=not is_permanent(exc))
     lagging = health["lagging"]
     if not health["registered"]:
-        progress = f"broker {broker_id} is not registered in ZooKeeper yet (starting, or in log recovery)"
-        timeout_msg = (f"broker {broker_id} did not register in ZooKeeper: check `systemctl status kafka` "
+        where = "in ZooKeeper" if module.params["zookeeper_connect"] else "with the KRaft controllers"
+        progress = f"broker {broker_id} is not registered {where} yet (starting, or in log recovery)"
+        timeout_msg = (f"broker {broker_id} did not register {where}: check `systemctl status kafka` "
                        "and server.log on its host (it may still be in log recovery)")
     else:
         progress = (f"broker {broker_id}: {len(lagging)} partition(s) still catching up: "

@@ -52,6 +52,13 @@ def test_three_voters_every_broker_observes_and_one_cluster_id(controllers, brok
     assert cluster.cluster_id == next(iter(ids.values()))
 
 
+def test_the_summary_shows_the_quorum(run_playbook):
+    run = run_playbook("cluster_summary.yml")
+    assert run.returncode == 0, run.output[-2000:]
+    assert "KRaft quorum: leader 900" in run.output and "voters 9001, 9002, 9003" in run.output, run.output[-2000:]
+    assert "live brokers: 1 at kafka1.kafkalab.test, 2 at kafka2.kafkalab.test, 3 at kafka3.kafkalab.test" in run.output
+
+
 def test_a_topic_gets_the_clusters_policy_and_keeps_acks_all_records():
     topic = f"kraft-{uuid.uuid4().hex[:8]}"
     admin = AdminClient(kafka_config())
