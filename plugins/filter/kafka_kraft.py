@@ -20,9 +20,7 @@ class FilterModule:
             "kraft_format_plan": kafka_kraft.format_plan,
             "kraft_add_scram_args": kafka_kraft.add_scram_args,
             "kraft_quorum_replication": kafka_kraft.parse_quorum_replication,
-            "kraft_quorum_status": kafka_kraft.parse_quorum_status,
             "kraft_controller_stop_refusals": kafka_kraft.controller_stop_refusals,
             "kraft_controller_rejoined": kafka_kraft.controller_rejoined,
-            "kraft_quorum_leader": kafka_kraft.quorum_leader,
             "kraft_controller_restart_order": kafka_kraft.controller_restart_order,
         }
