@@ -46,12 +46,25 @@ def node_id_refusals(controller_ids, broker_ids):
     return problems
 
 
-def mode_change_refusal(configured, wanted):
-    """Why a deploy (kafka_metadata_mode wanted) must not reconfigure a broker whose config runs configured
-    (kafka_migration.configured_mode); None when it may. Between modes a cluster moves only through the
-    migration's steps, never by a changed variable, and a deploy must not undo a step of a migration under way."""
-    if configured is None or configured == wanted:
+# The changes of mode a migration's or a rollback's step makes (playbooks/migrate_to_kraft.yml and
+# rollback_kraft_migration.yml, which decide them with module_utils/kafka_migration.py): a broker between ZooKeeper
+# mode, ZooKeeper mode with the migration flag ("migrating") and KRaft mode, both ways; a controller into migration
+# mode, and out of it to KRaft alone (finalize).
+MIGRATION_STEPS = {("zookeeper", "migrating"), ("migrating", "kraft"), ("kraft", "migrating"),
+                   ("migrating", "zookeeper"), (None, "migration"), ("migration", "kraft")}
+
+
+def mode_change_refusal(configured, wanted, migration_step=False):
+    """Why a deploy must not reconfigure a host whose config runs configured (kafka_migration.configured_mode) to
+    run wanted; None when it may. Between modes a cluster moves only through the migration's steps
+    (migration_step: the run is one of them), never by a changed variable, and a deploy must not undo a step of
+    a migration under way."""
+    if configured == wanted or (configured is None and wanted in ("zookeeper", "kraft")):
         return None
+    if migration_step and (configured, wanted) in MIGRATION_STEPS:
+        return None
+    if migration_step:
+        return f"the migration's steps never take it from {configured or 'nothing'} to {wanted}"
     if configured in ("migrating", "migration"):
         return ("it runs with the settings of a migration to KRaft: go on with playbooks/migrate_to_kraft.yml, or "
                 "roll back with playbooks/rollback_kraft_migration.yml (a deploy would undo the migration's step)")

@@ -22,6 +22,10 @@ ZK_MIGRATION_STATE = {0: "NONE", 1: "MIGRATION", 2: "PRE_MIGRATION", 3: "POST_MI
 ZOOKEEPER, MIGRATING, KRAFT, MIGRATION = "zookeeper", "migrating", "kraft", "migration"
 
 
+# The server.properties keys the precheck reads (precheck_refusals' brokers[host]["props"])
+PRECHECK_KEYS = ("broker.id", "broker.id.generation.enable", "reserved.broker.max.id", "inter.broker.protocol.version")
+
+
 def configured_mode(props):
     """What a broker's or controller's config file runs: 'kraft' (process.roles, no ZooKeeper), 'migration' (a
     controller with the migration flag), 'migrating' (a ZooKeeper-mode broker with the flag), 'zookeeper', or None
@@ -132,15 +136,18 @@ def rollback_plan(controllers, brokers):
 def precheck_refusals(facts):
     """Why the migration must not start, one sentence each, naming what to fix; [] when it may. Nothing is
     changed before these are read. facts:
-      brokers: {host: {"broker_id": int, "props": {server.properties}}}; reserved_broker_max_id: int;
+      brokers: {host: {"broker_id": int, "props": {its server.properties' PRECHECK_KEYS}}};
       registered_ids: broker ids ZooKeeper holds (/brokers/ids) and the log dirs' meta.properties name;
-      under_replicated, offline: partition names; unclean: where unclean.leader.election.enable is true;
-      zookeeper_problem: why the ensemble is unhealthy, or None;
+      under_replicated, offline: partitions (names, or kafka_cluster_info's {"topic", "partition", ...});
+      unclean: where unclean.leader.election.enable is true;
+      zookeeper: the ensemble as zookeeper_ensemble_info reads it ({"nodes", "serving", "has_leader"});
       controllers: {host: node id or None}; controller_metadata: {host: {"state", "cluster_id"} or None};
-      cluster_id: the ZooKeeper cluster's id.
+      cluster_id: the ZooKeeper cluster's id;
+      migration_znode: /migration's data (a dict), or None when absent or empty; started: whether progress() found
+      the migration begun.
     """
     refusals = []
-    reserved = facts["reserved_broker_max_id"]
+    reserved = min(int(b["props"].get("reserved.broker.max.id", 1000)) for b in facts["brokers"].values())
     generated = sorted(i for i in facts["registered_ids"] if i > reserved)
     if generated or any(b["props"].get("broker.id.generation.enable", "").lower() == "true"
                         and "broker.id" not in b["props"] for b in facts["brokers"].values()):
@@ -154,12 +161,20 @@ def precheck_refusals(facts):
                         "(roll them with 3.9 first)")
     for name, what in (("under_replicated", "under-replicated"), ("offline", "offline")):
         if facts[name]:
-            shown = ", ".join(facts[name][:10]) + (" ..." if len(facts[name]) > 10 else "")
+            names = [p if isinstance(p, str) else f"{p['topic']}-{p['partition']}" for p in facts[name]]
+            shown = ", ".join(names[:10]) + (" ..." if len(names) > 10 else "")
             refusals.append(f"{len(facts[name])} partition(s) are {what}: {shown}")
     if facts["unclean"]:
         refusals.append(f"unclean leader election is on: {', '.join(facts['unclean'])}")
-    if facts["zookeeper_problem"]:
-        refusals.append(f"ZooKeeper is unhealthy: {facts['zookeeper_problem']}")
+    zk = facts["zookeeper"]
+    down = sorted(set(zk["nodes"]) - set(zk["serving"]))
+    if down or not zk["has_leader"]:
+        refusals.append("ZooKeeper is unhealthy: " + "; ".join(
+            ([f"{', '.join(down)} not serving"] if down else []) + ([] if zk["has_leader"] else ["no single leader"])))
+    if facts["migration_znode"] and not facts["started"]:
+        refusals.append(f"/migration holds {facts['migration_znode']}, left by an earlier migration that was not "
+                        "rolled back completely: a new migration would skip copying ZooKeeper's metadata and could "
+                        "erase it (KAFKA-17146); save it, then delete it (rollback_kraft_migration.yml does both)")
     if not facts["controllers"]:
         refusals.append("the inventory has no KRaft controllers (group kafka_controller_group)")
     refusals += kafka_kraft.node_id_refusals(facts["controllers"],
@@ -169,3 +184,59 @@ def precheck_refusals(facts):
             refusals.append(f"the metadata dir of controller {host} holds cluster {meta['cluster_id']}, not this "
                             f"cluster ({facts['cluster_id']}): empty it if that cluster is gone")
     return refusals
+
+
+def steps_to_run(plan, until="brokers_kraft", finalize=False):
+    """The steps a run of migrate_to_kraft.yml takes, in order: from plan's next step (progress()) up to until,
+    included; finalize only when asked for with finalize (-e finalize=true: it cannot be undone). [] when plan
+    refuses or all is done."""
+    if until not in STEPS[:-1]:
+        raise ValueError(f"until must be one of {', '.join(STEPS[:-1])} (finalize needs finalize=true), not {until!r}")
+    if plan["refusals"] or plan["next"] is None:
+        return []
+    last = STEPS.index("finalize") if finalize else STEPS.index(until)
+    return list(STEPS[STEPS.index(plan["next"]):last + 1])
+
+
+def finalize_refusals(brokers, broker_ids, rows, max_lag):
+    """Why the migration must not be finalized now; [] when it may. Finalize takes ZooKeeper away for good, so
+    every broker must run KRaft mode (no ZooKeeper settings, no restart pending) and be registered with the
+    controllers, fetching their metadata log within max_lag records (an observer of the quorum).
+    brokers: progress()'s; broker_ids: {host: broker id}; rows: kafka_kraft.parse_quorum_replication's."""
+    refusals = []
+    zk = sorted(h for h, n in brokers.items() if n["mode"] != KRAFT or n["restart_pending"])
+    if zk:
+        refusals.append(f"brokers {', '.join(zk)} do not run KRaft mode yet")
+    observers = {r["node_id"]: r for r in rows if r["status"] == "Observer"}
+    missing = sorted(f"{h} ({i})" for h, i in broker_ids.items() if i not in observers)
+    if missing:
+        refusals.append(f"brokers {', '.join(missing)} are not registered with the KRaft controllers (no observer "
+                        "of the metadata quorum)")
+    behind = sorted(f"{h} ({observers[i]['lag']} records)" for h, i in broker_ids.items()
+                    if i in observers and observers[i]["lag"] > max_lag)
+    if behind:
+        refusals.append(f"brokers {', '.join(behind)} are behind the controllers' metadata log")
+    return refusals
+
+
+# ZkMigrationState moves only forward, in this order (a later state is never reported before it is committed)
+_STATE_ORDER = (None, 4, 0, 2, 1, 3)
+
+
+def quorum_zk_state(states):
+    """The most advanced ZkMigrationState the controllers report (None: none answered). A controller reports the
+    state of its metadata image, which holds committed records only: one that lags reports an earlier state."""
+    known = [s for s in states if s in _STATE_ORDER]
+    return max(known, key=_STATE_ORDER.index, default=None)
+
+
+def parse_zk_migration_state(text):
+    """The value of kafka.controller:type=KafkaController,name=ZkMigrationState in the output of Kafka's JmxTool
+    (org.apache.kafka.tools.JmxTool ... --attributes Value --reporting-interval -1): its last line is
+    'time,value' under a header line naming the attribute; None when no value is there."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for header, values in zip(lines, lines[1:], strict=False):
+        if "ZkMigrationState" in header:
+            value = values.split(",")[-1].strip()
+            return int(value) if value.lstrip("-").isdigit() else None
+    return None

@@ -51,6 +51,10 @@ configured_mode:
       C(migration) (a controller with it); null without one.
   returned: always
   type: str
+configured_properties:
+  description: The keys of I(config_file) the migration's precheck reads (kafka_migration.PRECHECK_KEYS).
+  returned: always
+  type: dict
 """
 
 import os
@@ -94,7 +98,8 @@ def main():
     current, abandoned = abandoned_dirs(props, p["log_dirs"])
     refusals = ki.refusals(dirs, p["broker_id"], p["cluster_id"] or None, p["peers"], abandoned)
     module.exit_json(changed=False, dirs=dirs, refusals=refusals, configured_log_dirs=current,
-                     configured_mode=kafka_migration.configured_mode(props))
+                     configured_mode=kafka_migration.configured_mode(props),
+                     configured_properties={k: v for k, v in props.items() if k in kafka_migration.PRECHECK_KEYS})
 
 
 if __name__ == "__main__":

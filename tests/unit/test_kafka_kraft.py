@@ -145,6 +145,17 @@ def test_a_deploy_does_not_switch_a_node_between_modes():
     assert "go on with playbooks/migrate_to_kraft.yml" in kk.mode_change_refusal("migrating", "zookeeper")
 
 
+def test_the_migrations_steps_change_modes_one_step_at_a_time():
+    step = {"migration_step": True}
+    for configured, wanted in (("zookeeper", "migrating"), ("migrating", "kraft"), ("kraft", "migrating"),
+                               ("migrating", "zookeeper"), (None, "migration"), ("migration", "kraft")):
+        assert kk.mode_change_refusal(configured, wanted, **step) is None
+        assert kk.mode_change_refusal(configured, wanted) is not None  # a deploy never does
+    # no step skips one, and none goes back from KRaft alone to a migration (finalize is final)
+    for configured, wanted in (("zookeeper", "kraft"), ("kraft", "zookeeper"), ("kraft", "migration")):
+        assert "never take it from" in kk.mode_change_refusal(configured, wanted, **step)
+
+
 STATUS = """ClusterId:              ZDz594TQToyIHFUs-ts4Sg
 LeaderId:               9001
 LeaderEpoch:            6

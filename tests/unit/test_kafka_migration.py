@@ -100,8 +100,10 @@ def _facts(**changes):
     facts = {
         "brokers": {f"k{i}": {"broker_id": i, "props": {"broker.id": str(i), "zookeeper.connect": "zk:2182/kafka"}}
                     for i in (1, 2, 3)},
-        "reserved_broker_max_id": 1000, "registered_ids": [1, 2, 3],
-        "under_replicated": [], "offline": [], "unclean": [], "zookeeper_problem": None,
+        "registered_ids": [1, 2, 3],
+        "under_replicated": [], "offline": [], "unclean": [],
+        "zookeeper": {"nodes": {"zk1": {}, "zk2": {}, "zk3": {}}, "serving": ["zk1", "zk2", "zk3"], "has_leader": True},
+        "migration_znode": None, "started": False,
         "controllers": {"c1": 9001, "c2": 9002, "c3": 9003},
         "controller_metadata": {"c1": {"state": "not_formatted", "cluster_id": None}},
         "cluster_id": "X",
@@ -121,6 +123,8 @@ def test_each_precheck_refusal():
         assert len(problems) == 1, problems
         return problems[0]
     assert "were generated ([1001])" in refused(registered_ids=[1, 2, 1001])
+    lower = _facts()["brokers"] | {"k3": {"broker_id": 3, "props": {"reserved.broker.max.id": "2"}}}
+    assert "reserved.broker.max.id (2) were generated ([3])" in refused(brokers=lower)
     unset = _facts()["brokers"] | {"k1": {"broker_id": 1, "props": {"broker.id.generation.enable": "true"}}}
     assert "(broker.id unset)" in refused(brokers=unset)
     old_ibp = _facts()["brokers"] | {"k2": {"broker_id": 2, "props": {"inter.broker.protocol.version": "3.8"}}}
@@ -128,8 +132,64 @@ def test_each_precheck_refusal():
     assert refused(under_replicated=["t-0", "t-1"]) == "2 partition(s) are under-replicated: t-0, t-1"
     assert refused(offline=["t-0"]) == "1 partition(s) are offline: t-0"
     assert refused(unclean=["topic t"]) == "unclean leader election is on: topic t"
-    assert refused(zookeeper_problem="zk2 does not answer") == "ZooKeeper is unhealthy: zk2 does not answer"
+    ensemble = _facts()["zookeeper"]
+    assert refused(zookeeper=ensemble | {"serving": ["zk1", "zk3"]}) == "ZooKeeper is unhealthy: zk2 not serving"
+    assert refused(zookeeper=ensemble | {"has_leader": False}) == "ZooKeeper is unhealthy: no single leader"
+    left = {"kraft_controller_id": 9001, "kraft_metadata_offset": 120}
+    assert refused(migration_znode=left).startswith("/migration holds {'kraft_controller_id': 9001")
+    assert km.precheck_refusals(_facts(migration_znode=left, started=True)) == []  # this migration's own
     assert refused(controllers={}).startswith("the inventory has no KRaft controllers")
     assert "the id of broker k2" in refused(controllers={"c1": 2, "c2": 9002, "c3": 9003})
     other = {"c1": {"state": "started", "cluster_id": "Y"}}
     assert refused(controller_metadata=other).startswith("the metadata dir of controller c1 holds cluster Y, not this")
+
+
+def test_a_run_takes_the_steps_from_the_next_one_up_to_until_and_finalize_only_when_asked():
+    ctrl = _nodes("migration", "migration", "migration")
+    fresh = _progress(_nodes(None, None, None, running=False), _nodes("zookeeper", "zookeeper", "zookeeper"))
+    assert km.steps_to_run(fresh) == ["controllers", "brokers_migration", "metadata", "brokers_kraft"]
+    assert km.steps_to_run(fresh, until="controllers") == ["controllers"]
+    assert km.steps_to_run(fresh, finalize=True) == list(km.STEPS)
+    moved = _progress(ctrl, _nodes("kraft", "kraft", "kraft"), 1)
+    assert km.steps_to_run(moved) == []  # only finalize is left, and it was not asked for
+    assert km.steps_to_run(moved, finalize=True) == ["finalize"]
+    refused = _progress(ctrl, _nodes("zookeeper", "kraft", "migrating"), 1)
+    assert km.steps_to_run(refused, finalize=True) == []
+    for wrong in ("finalize", "everything"):
+        try:
+            km.steps_to_run(fresh, until=wrong)
+        except ValueError as exc:
+            assert "finalize needs finalize=true" in str(exc)
+        else:
+            raise AssertionError(f"until={wrong} accepted")
+
+
+def _observers(**lags):
+    rows = [{"node_id": 9001, "status": "Leader", "lag": 0}]
+    return rows + [{"node_id": int(i[1:]), "status": "Observer", "lag": lag} for i, lag in lags.items()]
+
+
+def test_finalize_waits_for_every_broker_registered_with_the_controllers_in_kraft_mode():
+    ids = {"h1": 1, "h2": 2, "h3": 3}
+    kraft = _nodes("kraft", "kraft", "kraft")
+    assert km.finalize_refusals(kraft, ids, _observers(b1=0, b2=0, b3=3), 10) == []
+    assert km.finalize_refusals(_nodes("kraft", "kraft", "kraft", pending=[2]), ids,
+                                _observers(b1=0, b2=0, b3=0), 10) == ["brokers h2 do not run KRaft mode yet"]
+    assert km.finalize_refusals(kraft, ids, _observers(b1=0, b3=0), 10) == [
+        "brokers h2 (2) are not registered with the KRaft controllers (no observer of the metadata quorum)"]
+    assert km.finalize_refusals(kraft, ids, _observers(b1=0, b2=0, b3=500), 10) == [
+        "brokers h3 (500 records) are behind the controllers' metadata log"]
+
+
+def test_the_zk_migration_state_from_jmxtool():
+    out = ('"time","kafka.controller:type=KafkaController,name=ZkMigrationState:Value"\n'
+           "1795530409097,1\n")
+    assert km.parse_zk_migration_state(out) == 1
+    assert km.parse_zk_migration_state("Trying to connect to JMX url: ...\n") is None
+    assert km.parse_zk_migration_state("") is None
+
+
+def test_the_quorum_is_as_far_as_its_most_advanced_controller():
+    assert km.quorum_zk_state([None, None]) is None
+    assert km.quorum_zk_state([2, None, 1]) == 1  # MIGRATION is past PRE_MIGRATION
+    assert km.quorum_zk_state([1, 3, 1]) == 3

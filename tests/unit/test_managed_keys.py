@@ -35,5 +35,6 @@ def test_every_key_zoo_cfg_writes_is_managed():
 
 def test_every_key_controller_properties_writes_is_managed():
     role_vars = yaml.safe_load((REPO / "roles/kafka_controller/vars/main.yml").read_text())
-    written = _written_keys("roles/kafka_controller/templates/controller.properties.j2")
+    written = (_written_keys("roles/kafka_controller/templates/controller.properties.j2")
+               | set(zookeeper_tls_properties("k", "t")))
     assert written - set(role_vars["_kafka_controller_managed_properties"]) == set()

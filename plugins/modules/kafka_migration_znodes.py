@@ -1,0 +1,79 @@
+#!/usr/bin/python
+"""Ansible module: read the znodes a ZooKeeper to KRaft migration uses, and delete an empty /migration."""
+
+DOCUMENTATION = r"""
+module: kafka_migration_znodes
+short_description: Read the znodes of a migration to KRaft (/migration, /controller, /controller_epoch)
+description:
+  - Reads, under the cluster's chroot, C(/migration) (the KRaft controllers' record of the migration), C(/controller)
+    and C(/controller_epoch).
+  - With I(delete_empty_migration), deletes a C(/migration) that holds no data. Kafka's ZooKeeper security
+    migration tool (zookeeper-security-migration, secure_cluster.yml's ACL step) leaves one, and the migration then
+    hangs (KAFKA-19480; Kafka 3.9's docs give the same deletion). A C(/migration) with data is never deleted here.
+  - Check mode reports what it would delete, deleting nothing.
+extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
+options:
+  delete_empty_migration: {description: Delete /migration when it holds no data., type: bool, default: false}
+author: Kafka ops toolkit
+"""
+
+EXAMPLES = r"""
+- name: Read the migration's znodes, and delete an empty /migration
+  kafka_migration_znodes:
+    delete_empty_migration: true
+"""
+
+RETURN = r"""
+migration:
+  description: /migration's data (kraft_controller_id, kraft_controller_epoch, kraft_metadata_offset, ...), or null.
+  returned: always
+  type: dict
+migration_empty: {description: Whether /migration existed without data., returned: always, type: bool}
+controller:
+  description: /controller's data (brokerid; kraftControllerEpoch when a KRaft controller holds it), or null.
+  returned: always
+  type: dict
+controller_epoch: {description: /controller_epoch, or null., returned: always, type: int}
+"""
+
+import json
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
+    CONNECTION_ARGS,
+    check_addresses,
+    zk_client,
+)
+
+
+def _read(zk, path):
+    """(exists, data parsed as JSON or None when empty)."""
+    if not zk.exists(path):
+        return False, None
+    data = zk.get(path)[0]
+    return True, (json.loads(data) if data and data.strip() else None)
+
+
+def main():
+    module = AnsibleModule(argument_spec=dict(CONNECTION_ARGS, delete_empty_migration=dict(type="bool", default=False)),
+                           supports_check_mode=True)
+    check_addresses(module.params)
+    zk = zk_client(module.params)
+    try:
+        exists, migration = _read(zk, "/migration")
+        _, controller = _read(zk, "/controller")
+        _, epoch = _read(zk, "/controller_epoch")
+        empty = exists and migration is None
+        changed = empty and module.params["delete_empty_migration"]
+        if changed and not module.check_mode:
+            zk.delete("/migration")
+    finally:
+        zk.stop()
+        zk.close()
+    module.exit_json(changed=changed, migration=migration, migration_empty=empty, controller=controller,
+                     controller_epoch=epoch)
+
+
+if __name__ == "__main__":
+    main()
