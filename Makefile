@@ -7,8 +7,8 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
 .PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
-	test test-long test-kraft lint unit molecule \
-	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security
+	test test-long test-kraft test-migration lint unit molecule \
+	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration
 
 setup: host-packages venv collection-link kafka-archive spark-jars
 
@@ -99,6 +99,17 @@ test-kraft: setup
 	molecule test -s kraft 2>&1 | tee .cache/test-results/molecule-kraft.log
 	python scripts/check_no_secrets.py .cache/test-results/molecule-kraft.log
 
+# The migration to KRaft's refusals and rollbacks: the precheck's refusals on a freshly deployed ZooKeeper lab
+# (tests/integration/migration_refusals.py, each changing nothing), then the rollback from every step before
+# finalize and a second migration (tests/drills/rollback_kraft_migration.py, its own fresh lab); about 50 minutes.
+# The forward migration under the canary is make bench-migration.
+test-migration: setup
+	python -m lab down
+	python -m lab up
+	ansible-playbook playbooks/site.yml
+	pytest -p no:cacheprovider tests/integration/migration_refusals.py --junitxml=.cache/test-results/migration.xml
+	python tests/drills/rollback_kraft_migration.py
+
 lint: setup
 	yamllint --strict .
 	ansible-lint
@@ -118,6 +129,11 @@ test: lint unit molecule
 
 # Benchmarks print their figures; each says what it measures in its docstring.
 bench: bench-deploy bench-roll bench-rebuild bench-validator bench-security
+
+# The ZooKeeper to KRaft migration, step by step under a canary, each step validated (tests/drills/migrate_to_kraft.py,
+# also the migration's proof): takes the lab down and up, about 30 minutes
+bench-migration: setup
+	python tests/drills/migrate_to_kraft.py
 
 bench-deploy: setup
 	python bench/lab_deploy.py

@@ -23,6 +23,14 @@ from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.traffic import AckedProducer, read_all  # noqa: E402
 
 
+def roll_figures(report):
+    """(roll time, floor: the sum of each broker's own stop + start + catch-up, their ratio) of a
+    rolling_restart.yml report (rolling_restart_report)."""
+    floor = sum(b["stop"] + b["start"] + b["healthy_gate"] for b in report["brokers"])
+    total = float(report["total_seconds"])
+    return total, floor, round(total / floor, 2)
+
+
 def main():
     bootstrap = cluster_settings.load()["bootstrap_servers"]
     topic = f"bench-roll-{uuid.uuid4().hex[:6]}"
@@ -48,8 +56,7 @@ def main():
     fresh = AdminClient(kafka_config(bootstrap))
     fresh.delete_topics([topic])[topic].result(30)
 
-    floor = sum(b["stop"] + b["start"] + b["healthy_gate"] for b in report["brokers"])
-    total = float(report["total_seconds"])
+    total, floor, _ = roll_figures(report)
     print(f"order: {' -> '.join(report['order'])} "
           f"(controller at start: broker {report['controller_at_start']})")
     for b in report["brokers"]:

@@ -177,6 +177,9 @@ RULES = [
          "plugins/module_utils/kafka_kraft.py", "    if len(caught) < majority:\n", "    if False:\n",
          [T + "kraft_deploy.py::test_a_controller_is_not_stopped_while_the_others_are_no_caught_up_majority"],
          lab="kraft"),
+    Rule("migration-under-replicated", "the migration to KRaft does not start while partitions are under-replicated",
+         "plugins/module_utils/kafka_migration.py", "        if facts[name]:\n", "        if False:\n",
+         [T + "migration_refusals.py::test_under_replicated_partitions_are_refused"], heal="migration"),
     Rule("rotate-unknown-phase", "rotate_ca.yml refuses a stop_after that names no phase",
          "plugins/module_utils/kafka_ca_rotation.py",
          "    if stop_after and stop_after not in PHASES:\n",
@@ -231,7 +234,14 @@ def clear_throttles():
     return left
 
 
-HEALS = {"throttles": clear_throttles, "kafka4": kafka4_spare_again, "kafka3": kafka3_own_data}
+def migration_rolled_back():
+    """The steps a migration run without its precheck took (up to the controllers step), rolled back."""
+    subprocess.run(["ansible-playbook", "playbooks/rollback_kraft_migration.yml"], cwd=REPO, check=True,
+                   capture_output=True, env=dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")))
+
+
+HEALS = {"throttles": clear_throttles, "kafka4": kafka4_spare_again, "kafka3": kafka3_own_data,
+         "migration": migration_rolled_back}
 
 
 def outcomes(log, tests):

@@ -14,4 +14,5 @@ class FilterModule:
             "migration_precheck_refusals": kafka_migration.precheck_refusals,
             "migration_finalize_refusals": kafka_migration.finalize_refusals,
             "migration_rollback_plan": kafka_migration.rollback_plan,
+            "migration_raised_controller_epoch": kafka_migration.raised_controller_epoch,
         }

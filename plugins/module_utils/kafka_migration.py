@@ -102,10 +102,11 @@ def progress(controllers, brokers, zk_state):
             "refusals": refusals}
 
 
-def rollback_plan(controllers, brokers):
+def rollback_plan(controllers, brokers, migration_znode=None):
     """What rollback_kraft_migration.yml does, in order, as Kafka 3.9's docs prescribe for how far the migration
-    got ("Reverting to ZooKeeper mode During the Migration"), from the hosts' facts alone (progress()'s inputs), so
-    that a rerun after a rollback that stopped half way goes on; or a refusal once finalize has begun.
+    got ("Reverting to ZooKeeper mode During the Migration"), from the hosts' facts alone (progress()'s inputs, and
+    a controller's "metadata_state": kafka_kraft.metadata_state), so that a rerun after a rollback that stopped half
+    way goes on; or a refusal once finalize has begun. migration_znode: /migration's data, or None.
     Returns {"actions": [...], "refusals": [...]}. Each action is idempotent and checks its own znode:
       brokers_to_migrating   roll KRaft brokers back to ZooKeeper mode, keeping the migration flag
       controller_epoch       raise /controller_epoch above /migration's kraft_controller_epoch (KAFKA-20488)
@@ -121,16 +122,25 @@ def rollback_plan(controllers, brokers):
             f"the migration is finalized (controllers {', '.join(finalized)} run without ZooKeeper): Kafka 3.9 "
             "cannot go back to ZooKeeper mode from here, and ZooKeeper no longer has the cluster's metadata"]}
     modes = {n["mode"] for n in brokers.values()}
-    actions = []
-    if KRAFT in modes:
-        actions.append("brokers_to_migrating")
-    if modes & {MIGRATING, KRAFT}:
+    left = migration_znode is not None or any(
+        n["running"] or n.get("metadata_state", kafka_kraft.NOT_FORMATTED) != kafka_kraft.NOT_FORMATTED
+        for n in controllers.values())
+    actions = ["brokers_to_migrating"] if KRAFT in modes else []
+    if left or modes & {MIGRATING, KRAFT}:
         actions += ["controller_epoch", "stop_controllers", "delete_controller", "delete_migration",
-                    "wipe_controllers", "brokers_to_zookeeper"]
-    elif any(n["mode"] is not None or n.get("running") for n in controllers.values()):
-        # only the controllers were provisioned: deprovision them (/migration too, should they have written it)
-        actions += ["stop_controllers", "delete_migration", "wipe_controllers"]
+                    "wipe_controllers"]
+    if modes & {MIGRATING, KRAFT}:
+        actions.append("brokers_to_zookeeper")
     return {"actions": actions, "refusals": []}
+
+
+def raised_controller_epoch(zk_epoch, migration_znode):
+    """The /controller_epoch to write before a ZooKeeper controller takes over again, or None to leave it. The
+    partitions' znodes carry the KRaft controller's epoch (/migration's kraft_controller_epoch); a ZooKeeper
+    controller elected with an epoch not above it could change no partition, and they go offline (KAFKA-20488).
+    A new ZooKeeper controller takes /controller_epoch + 1."""
+    kraft = (migration_znode or {}).get("kraft_controller_epoch", -1)
+    return kraft + 1 if kraft >= 0 and (zk_epoch is None or kraft > zk_epoch) else None
 
 
 def precheck_refusals(facts):

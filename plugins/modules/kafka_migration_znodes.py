@@ -1,19 +1,28 @@
 #!/usr/bin/python
-"""Ansible module: read the znodes a ZooKeeper to KRaft migration uses, and delete an empty /migration."""
+"""Ansible module: read the znodes a ZooKeeper to KRaft migration uses; delete an empty /migration; and the znode
+changes of a rollback."""
 
 DOCUMENTATION = r"""
 module: kafka_migration_znodes
-short_description: Read the znodes of a migration to KRaft (/migration, /controller, /controller_epoch)
+short_description: Read and reset the znodes of a migration to KRaft (/migration, /controller, /controller_epoch)
 description:
   - Reads, under the cluster's chroot, C(/migration) (the KRaft controllers' record of the migration), C(/controller)
     and C(/controller_epoch).
   - With I(delete_empty_migration), deletes a C(/migration) that holds no data. Kafka's ZooKeeper security
     migration tool (zookeeper-security-migration, secure_cluster.yml's ACL step) leaves one, and the migration then
     hangs (KAFKA-19480; Kafka 3.9's docs give the same deletion). A C(/migration) with data is never deleted here.
-  - Check mode reports what it would delete, deleting nothing.
+  - For a rollback (rollback_kraft_migration.yml, in the order Kafka 3.9's docs give): I(controller_epoch) sets
+    C(/controller_epoch) (module_utils/kafka_migration.raised_controller_epoch decides the value);
+    I(delete_kraft_controller) deletes C(/controller) when a KRaft controller holds it (its data has
+    kraftControllerEpoch), so that a ZooKeeper-mode broker can be elected; I(delete_migration) deletes C(/migration)
+    (the playbook saves its data first).
+  - Check mode reports what it would change, changing nothing.
 extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
 options:
   delete_empty_migration: {description: Delete /migration when it holds no data., type: bool, default: false}
+  controller_epoch: {description: Set /controller_epoch (where it exists) to this value., type: int}
+  delete_kraft_controller: {description: Delete a KRaft controller's /controller., type: bool, default: false}
+  delete_migration: {description: Delete /migration., type: bool, default: false}
 author: Kafka ops toolkit
 """
 
@@ -56,7 +65,10 @@ def _read(zk, path):
 
 
 def main():
-    module = AnsibleModule(argument_spec=dict(CONNECTION_ARGS, delete_empty_migration=dict(type="bool", default=False)),
+    module = AnsibleModule(argument_spec=dict(CONNECTION_ARGS, delete_empty_migration=dict(type="bool", default=False),
+                                              controller_epoch=dict(type="int"),
+                                              delete_kraft_controller=dict(type="bool", default=False),
+                                              delete_migration=dict(type="bool", default=False)),
                            supports_check_mode=True)
     check_addresses(module.params)
     zk = zk_client(module.params)
@@ -65,9 +77,18 @@ def main():
         _, controller = _read(zk, "/controller")
         _, epoch = _read(zk, "/controller_epoch")
         empty = exists and migration is None
-        changed = empty and module.params["delete_empty_migration"]
-        if changed and not module.check_mode:
-            zk.delete("/migration")
+        p = module.params
+        changes = []
+        if exists and (p["delete_migration"] or (empty and p["delete_empty_migration"])):
+            changes.append(lambda: zk.delete("/migration"))
+        if controller is not None and "kraftControllerEpoch" in controller and p["delete_kraft_controller"]:
+            changes.append(lambda: zk.delete("/controller"))
+        if p["controller_epoch"] is not None and epoch is not None and p["controller_epoch"] != epoch:
+            changes.append(lambda: zk.set("/controller_epoch", str(p["controller_epoch"]).encode()))
+        if not module.check_mode:
+            for change in changes:
+                change()
+        changed = bool(changes)
     finally:
         zk.stop()
         zk.close()

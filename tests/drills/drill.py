@@ -27,6 +27,13 @@ def run(command, log_dir, cwd=REPO, env=None):
     return proc, time.monotonic() - started
 
 
+def on_host(name, command):
+    """A command as root on the lab host of that name (lab.machines.run_on): its stdout."""
+    from lab import config
+    from lab.machines import run_on
+    return run_on(next(h for h in config.load_hosts() if h.name == name), command)
+
+
 def fresh_lab(work):
     """An empty work dir (its logs/ the commands' log) and a lab just booted, nothing deployed."""
     shutil.rmtree(work, ignore_errors=True)
@@ -40,14 +47,14 @@ def changed_hosts(output):
     return [m.group(1) for m in re.finditer(r"^(\S+)\s+: ok=\d+\s+changed=(\d+)", output, re.M) if m.group(2) != "0"]
 
 
-def validate(before, ledger, snapshots, report, canaries):
+def validate(before, ledger, snapshots, report, canaries, env=None):
     """validate_recovery.yml (the Spark validator) over the canaries' ledger against the before snapshot. Returns
     the figures (acknowledged and failed sends of every canary, lost records, verdict, the playbook's exit code)
-    and the problems among them."""
+    and the problems among them. env: the playbook's environment (default: this one with the repo's ansible.cfg)."""
     proc = subprocess.run(
         ["ansible-playbook", "playbooks/validate_recovery.yml", "-e", f"before_snapshot={before}", "-e",
          f"ledger={ledger}", "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={report}"],
-        cwd=REPO, capture_output=True, text=True, env=dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")))
+        cwd=REPO, capture_output=True, text=True, env=env or dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")))
     result = json.loads((report / "result.json").read_text())
     figures = {"acked": sum(c["acked"] for c in canaries), "failed": sum(c["failed"] for c in canaries),
                "lost": result["lost_records_total"], "verdict": result["verdict"], "validator_exit": proc.returncode}

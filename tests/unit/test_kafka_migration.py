@@ -68,26 +68,41 @@ def test_states_no_step_leads_to_are_refused():
         "step brokers_migration has begun before step controllers is done"]
 
 
+def _wiped(nodes, state="not_formatted"):
+    return {h: n | {"metadata_state": state} for h, n in nodes.items()}
+
+
 def test_rollback_from_each_step():
-    ctrl = _nodes("migration", "migration", "migration")
-    none = _nodes(None, None, None, running=False)
-    assert km.rollback_plan(none, _nodes("zookeeper", "zookeeper", "zookeeper")) == {"actions": [], "refusals": []}
-    assert km.rollback_plan(ctrl, _nodes("zookeeper", "zookeeper", "zookeeper"))["actions"] == [
-        "stop_controllers", "delete_migration", "wipe_controllers"]
-    dual_write = ["controller_epoch", "stop_controllers", "delete_controller", "delete_migration", "wipe_controllers",
-                  "brokers_to_zookeeper"]
+    ctrl = _wiped(_nodes("migration", "migration", "migration"), "started")
+    none = _wiped(_nodes(None, None, None, running=False))
+    zk = _nodes("zookeeper", "zookeeper", "zookeeper")
+    assert km.rollback_plan(none, zk) == {"actions": [], "refusals": []}
+    deprovision = ["controller_epoch", "stop_controllers", "delete_controller", "delete_migration", "wipe_controllers"]
+    assert km.rollback_plan(ctrl, zk)["actions"] == deprovision
+    dual_write = deprovision + ["brokers_to_zookeeper"]
     assert km.rollback_plan(ctrl, _nodes("migrating", "zookeeper", "zookeeper"))["actions"] == dual_write
     assert km.rollback_plan(ctrl, _nodes("migrating", "migrating", "migrating"))["actions"] == dual_write
     assert km.rollback_plan(ctrl, _nodes("kraft", "migrating", "migrating"))["actions"] == [
         "brokers_to_migrating"] + dual_write
 
 
-def test_a_rollback_that_stopped_half_way_goes_on():
-    stopped = _nodes("migration", "migration", "migration", running=False)
+def test_a_rollback_that_stopped_half_way_goes_on_and_a_finished_one_has_nothing_left():
+    stopped = _wiped(_nodes("migration", "migration", "migration", running=False), "started")
     assert km.rollback_plan(stopped, _nodes("migrating", "zookeeper", "migrating"))["actions"][-1] == (
         "brokers_to_zookeeper")
-    assert km.rollback_plan(stopped, _nodes("zookeeper", "zookeeper", "zookeeper"))["actions"] == [
-        "stop_controllers", "delete_migration", "wipe_controllers"]
+    zk = _nodes("zookeeper", "zookeeper", "zookeeper")
+    assert km.rollback_plan(stopped, zk)["actions"][-1] == "wipe_controllers"
+    wiped = _wiped(_nodes("migration", "migration", "migration", running=False))
+    assert km.rollback_plan(wiped, zk)["actions"] == []
+    assert "delete_migration" in km.rollback_plan(wiped, zk, {"kraft_controller_epoch": 3})["actions"]
+
+
+def test_the_controller_epoch_is_raised_above_the_kraft_controllers():
+    assert km.raised_controller_epoch(5, {"kraft_controller_epoch": 7}) == 8
+    assert km.raised_controller_epoch(None, {"kraft_controller_epoch": 7}) == 8
+    assert km.raised_controller_epoch(7, {"kraft_controller_epoch": 7}) is None  # the next ZooKeeper epoch is 8
+    assert km.raised_controller_epoch(9, {"kraft_controller_epoch": 7}) is None
+    assert km.raised_controller_epoch(9, None) is None
 
 
 def test_no_rollback_once_finalize_began():
