@@ -11,7 +11,7 @@ description:
   - With I(delete_empty_migration), deletes a C(/migration) that holds no data. Kafka's ZooKeeper security
     migration tool (zookeeper-security-migration, secure_cluster.yml's ACL step) leaves one, and the migration then
     hangs (KAFKA-19480; Kafka 3.9's docs give the same deletion). A C(/migration) with data is never deleted here.
-  - For a rollback (rollback_kraft_migration.yml, in the order Kafka 3.9's docs give): I(controller_epoch) sets
+  - For a rollback (rollback_kraft_migration.yml, in the order Kafka 3.9's docs give), I(controller_epoch) sets
     C(/controller_epoch) (module_utils/kafka_migration.raised_controller_epoch decides the value);
     I(delete_kraft_controller) deletes C(/controller) when a KRaft controller holds it (its data has
     kraftControllerEpoch), so that a ZooKeeper-mode broker can be elected; I(delete_migration) deletes C(/migration)
