@@ -153,12 +153,11 @@ def precheck_refusals(facts):
       zookeeper: the ensemble as zookeeper_ensemble_info reads it ({"nodes", "serving", "has_leader"});
       controllers: {host: node id or None}; controller_metadata: {host: {"state", "cluster_id"} or None};
       cluster_id: the ZooKeeper cluster's id;
-      migration_znode: /migration's data (a dict), or None when absent or empty; started: whether progress() found
-      the migration begun.
+      migration_znode: /migration's data (a dict), or None when absent or empty.
     """
     refusals = []
     reserved = min(int(b["props"].get("reserved.broker.max.id", 1000)) for b in facts["brokers"].values())
-    generated = sorted(i for i in facts["registered_ids"] if i > reserved)
+    generated = sorted({i for i in facts["registered_ids"] if i > reserved})
     if generated or any(b["props"].get("broker.id.generation.enable", "").lower() == "true"
                         and "broker.id" not in b["props"] for b in facts["brokers"].values()):
         refusals.append(f"broker ids above reserved.broker.max.id ({reserved}) were generated "
@@ -181,10 +180,16 @@ def precheck_refusals(facts):
     if down or not zk["has_leader"]:
         refusals.append("ZooKeeper is unhealthy: " + "; ".join(
             ([f"{', '.join(down)} not serving"] if down else []) + ([] if zk["has_leader"] else ["no single leader"])))
-    if facts["migration_znode"] and not facts["started"]:
+    # /migration says the metadata was copied: controllers that start on an empty metadata dir next to it copy
+    # nothing and write their empty metadata back to ZooKeeper, erasing it (KAFKA-17146, Strimzi #11262)
+    empty = sorted(h for h, meta in facts["controller_metadata"].items()
+                   if meta is None or meta["state"] == kafka_kraft.NOT_FORMATTED)
+    if facts["migration_znode"] and empty:
         refusals.append(f"/migration holds {facts['migration_znode']}, left by an earlier migration that was not "
-                        "rolled back completely: a new migration would skip copying ZooKeeper's metadata and could "
-                        "erase it (KAFKA-17146); save it, then delete it (rollback_kraft_migration.yml does both)")
+                        f"rolled back completely, and the metadata dirs of controllers {', '.join(empty)} are empty: "
+                        "controllers started on them would skip copying ZooKeeper's metadata and write their empty "
+                        "metadata back to ZooKeeper, erasing it (KAFKA-17146); run rollback_kraft_migration.yml "
+                        "(it saves /migration, then deletes it)")
     if not facts["controllers"]:
         refusals.append("the inventory has no KRaft controllers (group kafka_controller_group)")
     refusals += kafka_kraft.node_id_refusals(facts["controllers"],

@@ -13,8 +13,8 @@ description:
     hangs (KAFKA-19480; Kafka 3.9's docs give the same deletion). A C(/migration) with data is never deleted here.
   - For a rollback (rollback_kraft_migration.yml, in the order Kafka 3.9's docs give), I(controller_epoch) sets
     C(/controller_epoch) (module_utils/kafka_migration.raised_controller_epoch decides the value);
-    I(delete_kraft_controller) deletes C(/controller) when a KRaft controller holds it (its data has
-    kraftControllerEpoch), so that a ZooKeeper-mode broker can be elected; I(delete_migration) deletes C(/migration)
+    I(delete_kraft_controller) deletes C(/controller) when a KRaft controller holds it (its kraftControllerEpoch is
+    not -1), so that a ZooKeeper-mode broker can be elected; I(delete_migration) deletes C(/migration)
     (the playbook saves its data first).
   - Check mode reports what it would change, changing nothing.
 extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
@@ -81,7 +81,8 @@ def main():
         changes = []
         if exists and (p["delete_migration"] or (empty and p["delete_empty_migration"])):
             changes.append(lambda: zk.delete("/migration"))
-        if controller is not None and "kraftControllerEpoch" in controller and p["delete_kraft_controller"]:
+        # a ZooKeeper-mode controller writes kraftControllerEpoch -1
+        if (controller or {}).get("kraftControllerEpoch", -1) >= 0 and p["delete_kraft_controller"]:
             changes.append(lambda: zk.delete("/controller"))
         if p["controller_epoch"] is not None and epoch is not None and p["controller_epoch"] != epoch:
             changes.append(lambda: zk.set("/controller_epoch", str(p["controller_epoch"]).encode()))

@@ -74,7 +74,8 @@ def test_unclean_leader_election_is_refused(run_playbook, settings):
         admin.delete_topics([topic])[topic].result(30)
 
 
-def test_under_replicated_partitions_are_refused(run_playbook, settings, brokers, run_module):
+def test_under_replicated_partitions_are_refused(run_playbook, settings, brokers, run_module, topic):
+    """topic: partitions on every broker (a fresh lab may have none)."""
     kafka3 = next(h for h in brokers if h.name == "kafka3")
     ssh_run(kafka3, "systemctl stop kafka")  # a controlled shutdown: it leaves every ISR at once
     try:

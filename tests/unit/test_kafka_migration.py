@@ -118,7 +118,7 @@ def _facts(**changes):
         "registered_ids": [1, 2, 3],
         "under_replicated": [], "offline": [], "unclean": [],
         "zookeeper": {"nodes": {"zk1": {}, "zk2": {}, "zk3": {}}, "serving": ["zk1", "zk2", "zk3"], "has_leader": True},
-        "migration_znode": None, "started": False,
+        "migration_znode": None,
         "controllers": {"c1": 9001, "c2": 9002, "c3": 9003},
         "controller_metadata": {"c1": {"state": "not_formatted", "cluster_id": None}},
         "cluster_id": "X",
@@ -137,7 +137,7 @@ def test_each_precheck_refusal():
         problems = km.precheck_refusals(_facts(**changes))
         assert len(problems) == 1, problems
         return problems[0]
-    assert "were generated ([1001])" in refused(registered_ids=[1, 2, 1001])
+    assert "were generated ([1001])" in refused(registered_ids=[1, 2, 1001, 1001])  # registered and on disk
     lower = _facts()["brokers"] | {"k3": {"broker_id": 3, "props": {"reserved.broker.max.id": "2"}}}
     assert "reserved.broker.max.id (2) were generated ([3])" in refused(brokers=lower)
     unset = _facts()["brokers"] | {"k1": {"broker_id": 1, "props": {"broker.id.generation.enable": "true"}}}
@@ -151,8 +151,10 @@ def test_each_precheck_refusal():
     assert refused(zookeeper=ensemble | {"serving": ["zk1", "zk3"]}) == "ZooKeeper is unhealthy: zk2 not serving"
     assert refused(zookeeper=ensemble | {"has_leader": False}) == "ZooKeeper is unhealthy: no single leader"
     left = {"kraft_controller_id": 9001, "kraft_metadata_offset": 120}
-    assert refused(migration_znode=left).startswith("/migration holds {'kraft_controller_id': 9001")
-    assert km.precheck_refusals(_facts(migration_znode=left, started=True)) == []  # this migration's own
+    assert "and the metadata dirs of controllers c1 are empty" in refused(migration_znode=left)
+    # a rolled-back cluster keeps the controllers' migration configs: only their empty dirs count
+    running = {"c1": {"state": "started", "cluster_id": "X"}}
+    assert km.precheck_refusals(_facts(migration_znode=left, controller_metadata=running)) == []  # its own
     assert refused(controllers={}).startswith("the inventory has no KRaft controllers")
     assert "the id of broker k2" in refused(controllers={"c1": 2, "c2": 9002, "c3": 9003})
     other = {"c1": {"state": "started", "cluster_id": "Y"}}
