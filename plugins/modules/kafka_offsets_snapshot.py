@@ -34,6 +34,7 @@ group_offsets: {description: Committed group offsets recorded., returned: always
 import datetime
 import json
 import os
+import time
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -41,8 +42,11 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_snap
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     CONNECTION_ARGS,
     admin_client,
+    is_permanent,
     read_cluster_state,
 )
+
+RETRY_S = 60
 
 
 def read_offsets(admin, partitions, timeout):
@@ -73,15 +77,22 @@ def main():
     module = AnsibleModule(argument_spec=dict(CONNECTION_ARGS, snapshot_dir=dict(type="path", required=True)),
                            supports_check_mode=True)
     timeout = module.params["request_timeout"]
-    taken_at = datetime.datetime.now(datetime.timezone.utc)
-    try:
-        state = read_cluster_state(module.params)
-        admin = admin_client(module.params)
-        log_starts, high_watermarks = read_offsets(admin, state["partitions"], timeout)
-        partitions = kafka_snapshot.partition_rows(state["partitions"], log_starts, high_watermarks)
-        groups = kafka_snapshot.group_rows(read_committed(admin, timeout))
-    except Exception as exc:
-        module.fail_json(msg=f"cannot read the cluster's offsets: {exc}")
+    # Right after leaders moved (a roll's preferred leader election) a new leader answers OFFSET_NOT_AVAILABLE
+    # until its high watermark caught up (KIP-207): such errors are read again, for up to RETRY_S seconds.
+    deadline = time.monotonic() + RETRY_S
+    while True:
+        taken_at = datetime.datetime.now(datetime.timezone.utc)
+        try:
+            state = read_cluster_state(module.params)
+            admin = admin_client(module.params)
+            log_starts, high_watermarks = read_offsets(admin, state["partitions"], timeout)
+            partitions = kafka_snapshot.partition_rows(state["partitions"], log_starts, high_watermarks)
+            groups = kafka_snapshot.group_rows(read_committed(admin, timeout))
+            break
+        except Exception as exc:
+            if is_permanent(exc) or time.monotonic() > deadline:
+                module.fail_json(msg=f"cannot read the cluster's offsets: {exc}")
+            time.sleep(1)
     name = kafka_snapshot.snapshot_path(state["cluster_id"], taken_at)
     path = os.path.join(module.params["snapshot_dir"], name)
     if not module.check_mode:
