@@ -58,6 +58,11 @@ def wait(execute, args, name, now=time.monotonic, sleep=time.sleep):
         elif "kafka_tools_home" in args:
             bytes_read_at = now()
         result = execute(call)
+        if result.get("failed") and "module_stderr" in result and "retryable" not in result:
+            # The module's process died without an answer: librdkafka aborts on an assertion when a broker refuses
+            # an admin request's connection while it starts. As any retryable failure, for at most the grace.
+            died = (result["module_stderr"].strip().splitlines() or ["no output"])[-1]
+            result.update(retryable=True, msg=f"the module's process died ({died})")
         if "bytes_missing" in result:
             copy.update(bytes_missing=result["bytes_missing"], copy_progress=result["copy_progress"])
         elif copy and not result.get("failed"):

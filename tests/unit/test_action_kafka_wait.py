@@ -71,6 +71,15 @@ def test_retryable_failures_are_retried_until_they_have_lasted_longer_than_the_g
     assert result["msg"] == "still failing after 60s: cannot read the cluster state: connection refused"
 
 
+def test_a_module_process_that_died_is_checked_again_within_the_grace():
+    died = dict(failed=True, module_stderr="rdkafka_admin.c:960: rd_kafka_admin_response_parse: Assertion\nAborted\n",
+                msg="MODULE FAILURE")
+    result, module = run_wait(lambda t, call: died if t < 10 else DONE, wait_timeout=600, poll_interval=5)
+    assert module.times() == [0, 5, 10] and not result.get("failed")
+    result, _ = run_wait(lambda t, call: died, wait_timeout=600, poll_interval=5)
+    assert result["failed"] and result["msg"] == "still failing after 60s: the module's process died (Aborted)"
+
+
 def test_a_success_within_the_grace_resets_it_and_the_wait_finishes():
     def answer(t, call):
         if t < 55 or 60 <= t < 120:  # failing 0-50 s, and again 60-115 s: each run under 60 s
