@@ -123,6 +123,7 @@ def main():
         step_problems += zookeeper_cluster_problems(configs_before)
         step_problems += [f"the rollback's rerun changed {result['rollback_rerun_changed']}"] \
             if result["rollback_rerun_changed"] else []
+        result["problems"] = step_problems  # printed with the step: a later crash must not hide them
         problems += [f"rollback from {step}: {p}" for p in step_problems]
         figures["rollbacks"].append(result)
         print(f"rollback from {step}: {json.dumps(result)}", flush=True)
