@@ -148,7 +148,7 @@ def precheck_refusals(facts):
     changed before these are read. facts:
       brokers: {host: {"broker_id": int, "props": {its server.properties' PRECHECK_KEYS}}};
       registered_ids: broker ids ZooKeeper holds (/brokers/ids) and the log dirs' meta.properties name;
-      under_replicated, offline: partitions (names, or kafka_cluster_info's {"topic", "partition", ...});
+      under_replicated, offline: partition names (as kafka_cluster_info returns them);
       unclean: where unclean.leader.election.enable is true;
       zookeeper: the ensemble as zookeeper_ensemble_info reads it ({"nodes", "serving", "has_leader"});
       controllers: {host: node id or None}; controller_metadata: {host: {"state", "cluster_id"} or None};
@@ -170,8 +170,7 @@ def precheck_refusals(facts):
                         "(roll them with 3.9 first)")
     for name, what in (("under_replicated", "under-replicated"), ("offline", "offline")):
         if facts[name]:
-            names = [p if isinstance(p, str) else f"{p['topic']}-{p['partition']}" for p in facts[name]]
-            shown = ", ".join(names[:10]) + (" ..." if len(names) > 10 else "")
+            shown = ", ".join(facts[name][:10]) + (" ..." if len(facts[name]) > 10 else "")
             refusals.append(f"{len(facts[name])} partition(s) are {what}: {shown}")
     if facts["unclean"]:
         refusals.append(f"unclean leader election is on: {', '.join(facts['unclean'])}")
