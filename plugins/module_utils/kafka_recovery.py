@@ -154,7 +154,7 @@ def rebuild_decision(state, request):
         + ("registered" if broker_id in state["brokers"] else "not registered: down or in log recovery")
         + f"), cluster {state['cluster_id']}",
         "old log dirs: " + ("moved aside to <dir>.old-<time>" if request["keep_old_data"] else "deleted")
-        + "; meta.properties (broker.id, cluster.id) written back",
+        + "; its identity (broker id, cluster id) written back into meta.properties",
         "stop through the safe-to-stop gate (no partition below min.insync.replicas), right before the stop",
     ]
     return {"refusals": refusals, "plan": plan}

@@ -66,6 +66,22 @@ def plan_throttle(wanted, topic_configs, broker_configs):
     return added
 
 
+def defer_stopped(plan, live, can_set_stopped):
+    """(plan without the rates of stopped brokers, their ids) when a stopped broker's rates cannot be set: on a
+    KRaft cluster (can_set_stopped false) Kafka's tools reach a broker's own configs only through that broker.
+    What is deferred is neither recorded nor set: it is planned again once the broker runs."""
+    if can_set_stopped:
+        return plan, []
+    deferred = sorted(b for b in plan["brokers"] if b not in live)
+    return dict(plan, brokers={b: n for b, n in plan["brokers"].items() if b not in deferred}), deferred
+
+
+def stopped_to_clear(added, live, can_set_stopped):
+    """The brokers whose recorded rates a removal cannot take away now (stopped, on a KRaft cluster): the
+    record must stay until they run."""
+    return [] if can_set_stopped else sorted(b for b in added.get("brokers", {}) if b not in live)
+
+
 def plan_removal(added, topic_configs, broker_configs):
     """What to take away of what a plan added and is still there: its topic entries (a list left empty
     is deleted rather than kept as "") and its broker rates."""

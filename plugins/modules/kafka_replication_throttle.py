@@ -20,7 +20,10 @@ description:
     playbooks/remove_throttles.yml removes exactly that. C(state=absent) without I(broker_id) removes every
     record of the cluster.
   - A running broker's rates are set through the AdminClient; a stopped one's (a broker about to be
-    replaced or rebuilt) through ZooKeeper with Kafka's ConfigCommand, which Kafka allows only then.
+    replaced or rebuilt) through ZooKeeper with Kafka's ConfigCommand, which Kafka allows only then. On a KRaft
+    cluster (I(zookeeper_connect) empty) a stopped broker's rates cannot be set, so they are returned as
+    C(deferred), neither recorded nor set, and C(state=absent) fails, keeping the record, while a broker it must
+    clear is stopped.
   - Check mode shows the plan and changes nothing.
 extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
 options:
@@ -84,6 +87,13 @@ rates:
   description: Broker id -> the throttle rates set on it afterwards (bytes/s).
   returned: always
   type: dict
+deferred:
+  description:
+    - Stopped brokers of a KRaft cluster whose rates could not be set yet (Kafka's tools reach a KRaft broker's
+      configs only through that broker); run state=present again once they run. The leaders' rates throttle
+      their fetches meanwhile.
+  returned: state=present
+  type: list
 """
 
 import json
@@ -99,6 +109,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection 
     CONNECTION_ARGS,
     admin_client,
     admin_config,
+    read_admin_registry,
     read_partitions,
     read_zk_registry,
     zk_client,
@@ -117,11 +128,20 @@ def _describe(admin, restype, name, keys, dynamic_source, timeout):
     return {k: entries[k].value if k in entries and dynamic(entries[k]) else None for k in keys}
 
 
+# Kafka 3.9's clients reach a KRaft broker's own configs only through that broker (the AdminClient sends a
+# broker resource to that node id, also with --bootstrap-controller; checked on the lab): a stopped broker's
+# rates can be neither read nor written (kafka_throttle.defer_stopped, stopped_to_clear).
 def _stopped_broker_rates(zk, broker):
-    """A stopped broker's dynamic rates, from its config znode (what ConfigCommand --zookeeper writes)."""
+    """A stopped broker's dynamic rates, from its config znode (what ConfigCommand --zookeeper writes); on a KRaft
+    cluster (no zk) unknown: none."""
     path = f"/config/brokers/{broker}"
-    config = json.loads(zk.get(path)[0]).get("config", {}) if zk.exists(path) else {}
+    config = json.loads(zk.get(path)[0]).get("config", {}) if zk is not None and zk.exists(path) else {}
     return {k: config.get(k) for k in _RATES}
+
+
+def read_registry(admin, zk, timeout):
+    """The live brokers and the cluster id: ZooKeeper's registry, or a KRaft cluster's (no zk) through the brokers."""
+    return read_zk_registry(zk) if zk is not None else read_admin_registry(admin, timeout)
 
 
 def read_configs(admin, zk, live, topics, brokers, timeout):
@@ -217,7 +237,8 @@ def throttle(module, admin, zk, registry, timeout):
     wanted = kt.wanted_throttles(partitions, p["broker_id"])
     topic_configs, broker_configs = read_configs(admin, zk, live, wanted[0], wanted[1], timeout)
     plan = kt.plan_throttle(wanted, topic_configs, broker_configs)
-    result = copy_estimate(p, partitions, live, p["rate"])
+    plan, deferred = kt.defer_stopped(plan, live, bool(p["zookeeper_connect"]))
+    result = dict(copy_estimate(p, partitions, live, p["rate"]), deferred=deferred)
     path = record_path(p["record_dir"], registry["cluster_id"], p["broker_id"]) if p["record_dir"] else None
     # What an earlier run of ours added and left (it failed or was killed) is ours too: removed at the end.
     added = kt.merge(read_record(path) if path else {}, plan)
@@ -236,7 +257,7 @@ def unthrottle(module, admin, zk, registry, timeout):
     records = records_of(p["record_dir"], registry["cluster_id"], p["broker_id"]) if p["record_dir"] else {}
     added = kt.merge(p["added"] or {}, *(read_record(path) for path in records.values()))
     for attempt in (1, 2):  # a broker starting up moves between "stopped" and "running": read again, once
-        live = set(registry["brokers"]) if attempt == 1 else set(read_zk_registry(zk)["brokers"])
+        live = set((registry if attempt == 1 else read_registry(admin, zk, timeout))["brokers"])
         topic_configs, broker_configs = read_configs(admin, zk, live, added["topics"], added["brokers"], timeout)
         plan = kt.plan_removal(added, topic_configs, broker_configs)
         if module.check_mode:
@@ -248,6 +269,11 @@ def unthrottle(module, admin, zk, registry, timeout):
             if attempt == 2:
                 raise
             time.sleep(10)
+    stopped = kt.stopped_to_clear(added, live, bool(p["zookeeper_connect"]))
+    if stopped and not module.check_mode:
+        raise RuntimeError(
+            f"the throttle on the topics is removed, but broker(s) {stopped} do not run: on a KRaft cluster a "
+            "broker's rates can be removed only while it runs (Kafka's tools reach its own configs through it)")
     if not module.check_mode:
         for path in records.values():
             os.remove(path)
@@ -267,8 +293,8 @@ def main():
     admin, timeout = admin_client(p), p["request_timeout"]
     zk = None
     try:
-        zk = zk_client(p)
-        registry = read_zk_registry(zk)
+        zk = zk_client(p) if p["zookeeper_connect"] else None
+        registry = read_registry(admin, zk, timeout)
         step = throttle if p["state"] == "present" else unthrottle
         plan, result = step(module, admin, zk, registry, timeout)
         brokers = sorted({int(b) for b in plan["brokers"]})

@@ -14,22 +14,13 @@ import certificates
 import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
-from lab_hosts import service_starts, service_stop_and_start, ssh_run
+from lab_hosts import QUORUM_TOOL, TOOL_CONFIG, service_starts, service_stop_and_start, ssh_run
+from lab_hosts import quorum as _quorum
 from unchanged import lab_state
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft
 from lab import faults
 from lab.cluster_settings import kafka_config
-
-# Kafka's tool run on a controller host with that host's own client settings (the kafka_controller role's)
-QUORUM_TOOL = ("timeout 90 java -Xmx256m -cp '/opt/kafka/libs/*' org.apache.kafka.tools.MetadataQuorumCommand "
-               "--bootstrap-controller ctrl1.kafkalab.test:9095,ctrl2.kafkalab.test:9095,ctrl3.kafkalab.test:9095 "
-               "--command-config {config} describe --{what} 2>&1")
-TOOL_CONFIG = "/etc/kafka-controller/tool.properties"
-
-
-def _quorum(host, what="replication", config=TOOL_CONFIG):
-    return ssh_run(host, QUORUM_TOOL.format(config=config, what=what))
 
 
 def _meta(host, path):

@@ -6,6 +6,17 @@ from lab.measure import service_starts_since
 # A command on a lab host as root: its stdout; a non-zero exit raises (and fails the test) with its stderr.
 ssh_run = run_on
 
+# Kafka's tool run on a controller host with that host's own client settings (the kafka_controller role's)
+QUORUM_TOOL = ("timeout 90 java -Xmx256m -cp '/opt/kafka/libs/*' org.apache.kafka.tools.MetadataQuorumCommand "
+               "--bootstrap-controller ctrl1.kafkalab.test:9095,ctrl2.kafkalab.test:9095,ctrl3.kafkalab.test:9095 "
+               "--command-config {config} describe --{what} 2>&1")
+TOOL_CONFIG = "/etc/kafka-controller/tool.properties"
+
+
+def quorum(host, what="replication", config=TOOL_CONFIG):
+    """kafka-metadata-quorum describe --replication (or --status) run on a controller host."""
+    return ssh_run(host, QUORUM_TOOL.format(config=config, what=what))
+
 
 def service_starts(hosts, unit):
     """Per host, (main pid, start time in the kernel's monotonic µs, shared by all lab hosts) of a unit:

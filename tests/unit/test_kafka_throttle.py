@@ -87,3 +87,24 @@ def test_merge_joins_an_earlier_record_with_this_runs_additions():
         "brokers": {2: [kt.LEADER_RATE], 3: [kt.FOLLOWER_RATE]},
     }
     assert kt.merge({}, None) == {"topics": {}, "brokers": {}}
+
+
+PLAN = {"topics": {"t": {kt.FOLLOWER_REPLICAS: ["0:2"], kt.LEADER_REPLICAS: ["0:1", "0:3"]}},
+        "brokers": {1: [kt.LEADER_RATE], 2: [kt.FOLLOWER_RATE], 3: [kt.LEADER_RATE]}}
+
+
+def test_a_stopped_brokers_rates_are_set_through_zookeeper():
+    assert kt.defer_stopped(PLAN, live={1, 3}, can_set_stopped=True) == (PLAN, [])
+
+
+def test_on_kraft_a_stopped_brokers_rates_wait_until_it_runs_and_the_rest_is_planned():
+    plan, deferred = kt.defer_stopped(PLAN, live={1, 3}, can_set_stopped=False)
+    assert deferred == [2]
+    assert plan == {"topics": PLAN["topics"], "brokers": {1: [kt.LEADER_RATE], 3: [kt.LEADER_RATE]}}
+    assert kt.defer_stopped(PLAN, live={1, 2, 3}, can_set_stopped=False) == (PLAN, [])
+
+
+def test_on_kraft_a_removal_keeps_the_record_while_a_recorded_broker_is_stopped():
+    assert kt.stopped_to_clear(PLAN, live={1, 3}, can_set_stopped=False) == [2]
+    assert kt.stopped_to_clear(PLAN, live={1, 2, 3}, can_set_stopped=False) == []
+    assert kt.stopped_to_clear(PLAN, live={1, 3}, can_set_stopped=True) == []
