@@ -100,14 +100,16 @@ test-kraft: setup
 	python scripts/check_no_secrets.py .cache/test-results/molecule-kraft.log
 
 # The migration to KRaft's refusals and rollbacks: the precheck's refusals on a freshly deployed ZooKeeper lab
-# (tests/integration/migration_refusals.py, each changing nothing), then the rollback from every step before
+# (tests/integration/migration_refusals.py, each changing nothing) and a broker that dies mid roll
+# (migration_interrupted.py: the run stops, the rerun completes), then the rollback from every step before
 # finalize and a second migration (tests/drills/rollback_kraft_migration.py, its own fresh lab); about 50 minutes.
 # The forward migration under the canary is make bench-migration.
 test-migration: setup
 	python -m lab down
 	python -m lab up
 	ansible-playbook playbooks/site.yml
-	pytest -p no:cacheprovider tests/integration/migration_refusals.py --junitxml=.cache/test-results/migration.xml
+	pytest -p no:cacheprovider tests/integration/migration_refusals.py tests/integration/migration_interrupted.py \
+		--junitxml=.cache/test-results/migration.xml
 	python tests/drills/rollback_kraft_migration.py
 
 lint: setup

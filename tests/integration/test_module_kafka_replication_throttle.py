@@ -1,5 +1,8 @@
 """kafka_replication_throttle against the lab: it throttles exactly the replicas of the rebuilt broker,
-keeps throttles that were there before, and its removal takes away only what it added."""
+keeps throttles that were there before, and its removal takes away only what it added. On KRaft a broker's
+configs reach it through the metadata log a moment after the change: they are read until they show it."""
+
+import time
 
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource
 from throttles import dynamic_throttles
@@ -23,8 +26,14 @@ def _topic(admin, topic):
     return {k: set(v.split(",")) for k, v in values.items()}
 
 
-def _broker(admin, broker_id):
-    return dynamic_throttles(admin, BROKER, broker_id)
+def _broker(admin, broker_id, expected=None, timeout=10):
+    """A broker's throttle configs; with expected, read again until they are that (for up to timeout s)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = dynamic_throttles(admin, BROKER, broker_id)
+        if expected is None or found == expected or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
 
 
 def test_throttle_is_exact_merged_and_removed_without_touching_what_was_there(
@@ -47,16 +56,16 @@ def test_throttle_is_exact_merged_and_removed_without_touching_what_was_there(
         on_topic = _topic(admin, topic)
         assert on_topic[FOLLOWER_REPLICAS] == {f"{p}:3" for p in range(6)}
         assert on_topic[LEADER_REPLICAS] == {f"{p}:{b}" for p in range(6) for b in (1, 2)}
-        assert _broker(admin, 3) == {FOLLOWER_RATE: "1000000"}
-        assert _broker(admin, 1) == {LEADER_RATE: "1000000"}
-        assert _broker(admin, 2) == {LEADER_RATE: "7000000"}
+        assert _broker(admin, 3, {FOLLOWER_RATE: "1000000"}) == {FOLLOWER_RATE: "1000000"}
+        assert _broker(admin, 1, {LEADER_RATE: "1000000"}) == {LEADER_RATE: "1000000"}
+        assert _broker(admin, 2, {LEADER_RATE: "7000000"}) == {LEADER_RATE: "7000000"}
 
         undo = dict(broker_id=3, state="absent", added=applied["added"], **conn)
         removed = run_module("kafka_replication_throttle", **undo)
         assert not removed["failed"], removed.get("msg")
         assert removed["changed"] is True
         assert _topic(admin, topic) == {FOLLOWER_REPLICAS: {"5:3"}}
-        assert _broker(admin, 3) == {} and _broker(admin, 1) == {}
+        assert _broker(admin, 3, {}) == {} and _broker(admin, 1, {}) == {}
         assert _broker(admin, 2) == {LEADER_RATE: "7000000"}
         again = run_module("kafka_replication_throttle", **undo)
         assert again["changed"] is False
