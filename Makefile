@@ -92,8 +92,9 @@ test-long: setup
 	pytest -p no:cacheprovider tests/integration/long_*.py --junitxml=.cache/test-results/long.xml
 
 # The KRaft lab (molecule scenario kraft): a fresh lab deployed by site.yml with kafka_metadata_mode: kraft,
-# idempotence, the controllers' and brokers' testinfra checks and the KRaft lab tests
-# (tests/integration/kraft_*.py), then the lab is taken down.
+# idempotence, the controllers' and brokers' testinfra checks, the KRaft lab tests (tests/integration/kraft_*.py:
+# deploy, controller roll, a controller's lost disk) and the recovery tests also run on ZooKeeper (rebuild,
+# replace, refusals, rolling restart gates, throttles; molecule/kraft/molecule.yml), then the lab is taken down.
 test-kraft: setup
 	mkdir -p .cache/test-results
 	molecule test -s kraft 2>&1 | tee .cache/test-results/molecule-kraft.log
