@@ -101,7 +101,7 @@ RULES = [
     Rule("roll-healthy-gate", "the next broker waits until the restarted one is registered and in every ISR",
          "playbooks/tasks/restart_broker.yml",
          '- name: "Gate: wait until it is registered and back in the ISR of every partition it hosts: '
-         '{{ _broker_host }}"\n  kafkaops.toolkit.kafka_broker_wait_healthy:\n',
+         '{{ _broker_host }}"\n  tags: timeline\n  kafkaops.toolkit.kafka_broker_wait_healthy:\n',
          '- name: "The gate, removed"\n  ansible.builtin.debug:\n  when: false\n  vars:\n    _removed:\n',
          [T + "test_rolling_restart.py::test_roll_ends_at_a_broker_that_does_not_come_back"]),
     Rule("controller-last", "the active controller is restarted last",
