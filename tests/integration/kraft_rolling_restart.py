@@ -1,12 +1,16 @@
 """playbooks/rolling_restart.yml on the KRaft lab (make test-kraft): the brokers through the same gates as on
 ZooKeeper (test_rolling_restart.py), then the controllers one at a time, the quorum's leader last, each back as a
-caught-up voter before the next stops; nothing lost under load; check mode touches nothing."""
+caught-up voter before the next stops; nothing lost under load; check mode touches nothing; a controller host
+that dies mid roll stops the run, named."""
 
 import re
+import time
 
 from lab_hosts import quorum, service_starts
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft
+from lab import config, machines
+from lab.cli import up
 from lab.traffic import AckedProducer, read_all
 
 NODE_IDS = {"ctrl1": 9001, "ctrl2": 9002, "ctrl3": 9003}
@@ -48,3 +52,24 @@ def test_roll_under_load_restarts_every_broker_and_controller_once_the_quorum_le
     assert NODE_IDS[order[-1]] == leader, f"the leader at the start, {leader}, did not go last: {order}"
     rows = kafka_kraft.parse_quorum_replication(quorum(controllers[0]))
     assert all(kafka_kraft.controller_rejoined(rows, node, 10) is None for node in NODE_IDS.values())
+
+
+def test_a_controller_host_that_dies_mid_roll_stops_the_run_naming_it(playbook_at, controllers):
+    rejoin_gate = "TASK [Gate: the controller is a caught-up voter again: "
+    proc, log = playbook_at("rolling_restart.yml", ("-e", '{"rolling_restart_brokers": []}'), rejoin_gate)
+    restarting = re.findall(r"TASK \[Restart the controller: (ctrl\d)\]", log.read_text())[-1]
+    victim = next(h for h in controllers if h.name != restarting)
+    reader = next(h for h in controllers if h.name == restarting)
+    machines.power_off(victim)  # while another controller is coming back
+    try:
+        proc.wait(timeout=600)
+        head = log.read_text().split("PLAY RECAP")[0]
+        assert proc.returncode != 0, head[-3000:]
+        assert f"{victim.name} does not answer over SSH; the roll stops here" in head, head[-3000:]
+    finally:
+        up(config.load_hosts())  # its controller starts at boot
+    deadline = time.monotonic() + 180
+    while any(kafka_kraft.controller_rejoined(kafka_kraft.parse_quorum_replication(quorum(reader)), node, 10)
+              for node in NODE_IDS.values()):
+        assert time.monotonic() < deadline, "a controller is not a caught-up voter again 180 s after the host came back"
+        time.sleep(5)
