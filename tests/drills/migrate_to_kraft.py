@@ -8,7 +8,8 @@ runs alone (-e migration_until=<step>, the last with -e finalize=true) while a c
   - the same command again changes nothing;
   - the Spark validator (validate_recovery.yml) finds every acknowledged record and committed offset;
   - the figures of the step: wall time, the canary's acknowledged and failed sends, its unavailable seconds.
-After finalize: the user can do exactly what it could before; ZooKeeper is stopped and the canary keeps writing;
+After finalize: rollback_kraft_migration.yml (and its --check) is refused, changing nothing; the user can do exactly
+what it could before; ZooKeeper is stopped and the canary keeps writing;
 site.yml in KRaft mode changes nothing (the migrated cluster is the one the roles deploy); a rolling restart in
 KRaft mode gives the KRaft roll ratio; the validator runs a last time.
 
@@ -22,6 +23,7 @@ Run: make bench-migration   (takes the lab down and up: about 30 minutes)
 import json
 import os
 import pathlib
+import subprocess
 import sys
 import tempfile
 import time
@@ -58,6 +60,24 @@ def run(command, env=None):
 
 def playbook(*args, env=None):
     return run(["ansible-playbook", *args], env)
+
+
+def rollback_refused():
+    """rollback_kraft_migration.yml after finalize: refused with the reason, changing nothing (ZooKeeper no longer
+    has the cluster's metadata). Its check mode must show the same refusal."""
+    problems, runs = [], {}
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"))
+    for name, args in (("check", ["--check"]), ("run", [])):
+        proc = subprocess.run(["ansible-playbook", "playbooks/rollback_kraft_migration.yml", *args], cwd=REPO,
+                              capture_output=True, text=True, env=env)
+        (WORK / "logs" / f"rollback-after-finalize-{name}.log").write_text(proc.stdout + proc.stderr)
+        refused = proc.returncode != 0 and "Refusing to roll back the migration; nothing was changed" in proc.stdout \
+            and "the migration is finalized" in proc.stdout
+        runs[name] = {"refused": refused, "changed": drill.changed_hosts(proc.stdout)}
+        problems += [] if refused else [f"{name}: not refused"]
+        problems += [f"{name}: changed {runs[name]['changed']}"] if runs[name]["changed"] else []
+    print(f"rollback after finalize: {json.dumps(runs)}", flush=True)
+    return runs | {"problems": problems}
 
 
 def commit_offsets(conf, topic, group):
@@ -182,6 +202,9 @@ def main():
     figures["access_before"], figures["access_after"] = access_before, access(user, password, user_topic)
     if figures["access_after"] != access_before:
         problems.append(f"access changed: {access_before} before, {figures['access_after']} after")
+
+    figures["rollback_after_finalize"] = rollback_refused()
+    problems += [f"rollback after finalize: {p}" for p in figures["rollback_after_finalize"]["problems"]]
 
     # The migrated cluster needs no ZooKeeper: stop it, keep writing, then the checks of a KRaft deploy
     zk_start = time.time()
