@@ -27,6 +27,15 @@ def run(command, log_dir, cwd=REPO, env=None):
     return proc, time.monotonic() - started
 
 
+def refused(command, log, reasons, env=None):
+    """Run a command that must be refused: it exits non-zero and its stdout shows every text of reasons. Its output
+    goes to the file log. Returns (refused, the hosts its PLAY RECAP counts a change on)."""
+    proc = subprocess.run(command, cwd=REPO, env=env or dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")),
+                          capture_output=True, text=True)
+    log.write_text(proc.stdout + proc.stderr)
+    return proc.returncode != 0 and all(r in proc.stdout for r in reasons), changed_hosts(proc.stdout)
+
+
 def on_host(name, command):
     """A command as root on the lab host of that name (lab.machines.run_on): its stdout."""
     from lab import config

@@ -23,7 +23,6 @@ Run: make bench-migration   (takes the lab down and up: about 30 minutes)
 import json
 import os
 import pathlib
-import subprocess
 import sys
 import tempfile
 import time
@@ -66,16 +65,14 @@ def rollback_refused():
     """rollback_kraft_migration.yml after finalize: refused with the reason, changing nothing (ZooKeeper no longer
     has the cluster's metadata). Its check mode must show the same refusal."""
     problems, runs = [], {}
-    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"))
     for name, args in (("check", ["--check"]), ("run", [])):
-        proc = subprocess.run(["ansible-playbook", "playbooks/rollback_kraft_migration.yml", *args], cwd=REPO,
-                              capture_output=True, text=True, env=env)
-        (WORK / "logs" / f"rollback-after-finalize-{name}.log").write_text(proc.stdout + proc.stderr)
-        refused = proc.returncode != 0 and "Refusing to roll back the migration; nothing was changed" in proc.stdout \
-            and "the migration is finalized" in proc.stdout
-        runs[name] = {"refused": refused, "changed": drill.changed_hosts(proc.stdout)}
-        problems += [] if refused else [f"{name}: not refused"]
-        problems += [f"{name}: changed {runs[name]['changed']}"] if runs[name]["changed"] else []
+        ok, changed = drill.refused(["ansible-playbook", "playbooks/rollback_kraft_migration.yml", *args],
+                                    WORK / "logs" / f"rollback-after-finalize-{name}.log",
+                                    ["Refusing to roll back the migration; nothing was changed",
+                                     "the migration is finalized"])
+        runs[name] = {"refused": ok, "changed": changed}
+        problems += [] if ok else [f"{name}: not refused"]
+        problems += [f"{name}: changed {changed}"] if changed else []
     print(f"rollback after finalize: {json.dumps(runs)}", flush=True)
     return runs | {"problems": problems}
 

@@ -16,9 +16,7 @@ Run: make test-migration   (takes the lab down and up: about 45 minutes)
 """
 
 import json
-import os
 import pathlib
-import subprocess
 import sys
 import time
 import uuid
@@ -27,7 +25,7 @@ REPO = pathlib.Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(REPO))
 
 import drill  # noqa: E402
-from migrate_to_kraft import commit_offsets, window  # noqa: E402
+from migrate_to_kraft import KRAFT, commit_offsets, window  # noqa: E402
 
 from canary import Canary, ensure_topic  # noqa: E402
 from lab import cluster_settings  # noqa: E402
@@ -74,13 +72,11 @@ def zookeeper_cluster_problems(configs_before):
 def site_kraft_refused():
     """site.yml with kafka_metadata_mode: kraft before finalize would render the controllers without ZooKeeper, that
     is finalize them: it must be refused, changing nothing."""
-    proc = subprocess.run(["ansible-playbook", "playbooks/site.yml"], cwd=REPO, capture_output=True, text=True,
-                          env=dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"),
-                                   KAFKAOPS_LAB_METADATA_MODE="kraft"))
-    (WORK / "logs" / "site-kraft-before-finalize.log").write_text(proc.stdout + proc.stderr)
-    if proc.returncode == 0 or "it runs with the settings of a migration to KRaft" not in proc.stdout:
+    ok, changed = drill.refused(["ansible-playbook", "playbooks/site.yml"],
+                                WORK / "logs" / "site-kraft-before-finalize.log",
+                                ["it runs with the settings of a migration to KRaft"], env=KRAFT)
+    if not ok:
         return ["site.yml in KRaft mode before finalize was not refused"]
-    changed = drill.changed_hosts(proc.stdout)
     return [f"the refused site.yml changed {changed}"] if changed else []
 
 
