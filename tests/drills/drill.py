@@ -13,12 +13,16 @@ import time
 REPO = pathlib.Path(__file__).resolve().parent.parent.parent
 
 
+def ansible_env(**extra):
+    """This process's environment with the repo's ansible.cfg (and extra variables): what an operator's shell has."""
+    return dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), **extra)
+
+
 def run(command, log_dir, cwd=REPO, env=None):
     """Run command; exits the drill with its output when it fails. Returns (process, wall seconds)."""
     print(f"$ {' '.join(command)}", flush=True)
     started = time.monotonic()
-    proc = subprocess.run(command, cwd=cwd, env=env or dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")),
-                          capture_output=True, text=True)
+    proc = subprocess.run(command, cwd=cwd, env=env or ansible_env(), capture_output=True, text=True)
     log_dir.mkdir(parents=True, exist_ok=True)
     with open(log_dir / "commands.log", "a", encoding="utf-8") as log:
         log.write(f"$ {' '.join(command)}\n{proc.stdout}{proc.stderr}\n")
@@ -30,8 +34,7 @@ def run(command, log_dir, cwd=REPO, env=None):
 def refused(command, log, reasons, env=None):
     """Run a command that must be refused: it exits non-zero and its stdout shows every text of reasons. Its output
     goes to the file log. Returns (refused, the hosts its PLAY RECAP counts a change on)."""
-    proc = subprocess.run(command, cwd=REPO, env=env or dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")),
-                          capture_output=True, text=True)
+    proc = subprocess.run(command, cwd=REPO, env=env or ansible_env(), capture_output=True, text=True)
     log.write_text(proc.stdout + proc.stderr)
     return proc.returncode != 0 and all(r in proc.stdout for r in reasons), changed_hosts(proc.stdout)
 
@@ -63,7 +66,7 @@ def validate(before, ledger, snapshots, report, canaries, env=None):
     proc = subprocess.run(
         ["ansible-playbook", "playbooks/validate_recovery.yml", "-e", f"before_snapshot={before}", "-e",
          f"ledger={ledger}", "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={report}"],
-        cwd=REPO, capture_output=True, text=True, env=env or dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")))
+        cwd=REPO, capture_output=True, text=True, env=env or ansible_env())
     result = json.loads((report / "result.json").read_text())
     figures = {"acked": sum(c["acked"] for c in canaries), "failed": sum(c["failed"] for c in canaries),
                "lost": result["lost_records_total"], "verdict": result["verdict"], "validator_exit": proc.returncode}

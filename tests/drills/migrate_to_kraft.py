@@ -21,7 +21,6 @@ Run: make bench-migration   (takes the lab down and up: about 30 minutes)
 """
 
 import json
-import os
 import pathlib
 import sys
 import tempfile
@@ -50,7 +49,7 @@ STEPS = [("controllers", ["-e", "migration_until=controllers"]),
          ("brokers_kraft", ["-e", "migration_until=brokers_kraft"]),
          ("finalize", ["-e", "finalize=true"])]
 ROLLS_BROKERS = ("brokers_migration", "brokers_kraft")
-KRAFT = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), KAFKAOPS_LAB_METADATA_MODE="kraft")
+KRAFT = drill.ansible_env(KAFKAOPS_LAB_METADATA_MODE="kraft")
 
 
 def run(command, env=None):
