@@ -4,17 +4,31 @@
 DOCUMENTATION = r"""
 module: kafka_acl
 short_description: Make Kafka ACL bindings exist, or not, exactly as declared
+version_added: 0.10.0
 description:
   - Reads the ACL bindings on the declared bindings' resources, plans what to create (I(state=present)) or
-    delete (I(state=absent)) and applies the plan with the AdminClient. Supports check mode and C(--diff).
+    delete (I(state=absent)) and applies the plan with the AdminClient.
   - A binding is all seven fields (one that differs only by host or permission is another binding).
     I(state=present) never removes a binding that is not declared; I(state=absent) removes exactly the
     declared bindings, each through a filter that matches it alone.
   - Needs an authorizer on the brokers, and a super user or ALTER and DESCRIBE on the cluster.
-extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
+requirements:
+  - confluent-kafka on the host that runs the module (usually the controller, with C(delegate_to=localhost)).
+extends_documentation_fragment:
+  - kafkaops.toolkit.kafka_connection
+  - kafkaops.toolkit.attributes
+attributes:
+  check_mode:
+    support: full
+    details: Returns the plan and, with C(--diff), the bindings before and after; creates and deletes nothing.
+  diff_mode:
+    support: full
+    details: The bindings on the declared resources before and after, one line each.
 options:
-  zookeeper_connect: {description: Not used; accepted so the kit's connection variables pass., type: str,
-                      required: false}
+  zookeeper_connect:
+    description: Not used; accepted so the kit's connection variables pass.
+    type: str
+    required: false
   acls:
     description:
       - The bindings; a binding declared twice counts once. A bad field, or a binding Kafka would store but
@@ -27,34 +41,56 @@ options:
         description: C(TYPE:NAME), e.g. C(User:orders-app); C(User:*) is every user.
         type: str
         required: true
-      resource_type: {description: The resource type., type: str, required: true,
-                      choices: [topic, group, cluster, transactional_id]}
+      resource_type:
+        description: The resource type.
+        type: str
+        required: true
+        choices: [topic, group, cluster, transactional_id]
       resource_name:
         description:
           - The name (a prefix with I(pattern_type=prefixed)); C(*) with a literal pattern is every resource.
           - Required except for C(cluster), whose only name is C(kafka-cluster) (filled in).
         type: str
-      pattern_type: {description: The cluster is always literal., type: str, choices: [literal, prefixed],
-                     default: literal}
+      pattern_type:
+        description: How I(resource_name) matches; the cluster is always literal.
+        type: str
+        choices: [literal, prefixed]
+        default: literal
       operation:
         description: Refused on a resource type the authorizer never checks it on (e.g. C(write) on a group).
         type: str
         required: true
         choices: [read, write, describe, describe_configs, alter, alter_configs, create, delete, all,
                   idempotent_write, cluster_action]
-      permission: {description: Allow or deny the operation., type: str, choices: [allow, deny], default: allow}
+      permission:
+        description: Allow or deny the operation.
+        type: str
+        choices: [allow, deny]
+        default: allow
       host:
         description: The client IP address, or C(*) for any (Kafka never matches a host name).
         type: str
         default: "*"
-  state: {description: Whether the bindings exist., type: str, choices: [present, absent], default: present}
-author: Kafka ops toolkit
+  state:
+    description: Whether the bindings exist.
+    type: str
+    choices: [present, absent]
+    default: present
+seealso:
+  - module: kafkaops.toolkit.kafka_scram_user
+    description: The SCRAM credentials of the principals these bindings name.
+author: Kafka ops toolkit (!UNKNOWN)
 """
 
 EXAMPLES = r"""
 - name: Let orders-app produce to and consume from the orders topics
   kafkaops.toolkit.kafka_acl:
-    bootstrap_servers: kafka1:9092
+    bootstrap_servers: kafka1:9093
+    security_protocol: SASL_SSL
+    sasl_mechanism: SCRAM-SHA-512
+    sasl_username: kafka-admin
+    sasl_password: "{{ vault_kafka_admin_password }}"
+    ssl_ca_location: /etc/kafka-kit/ca.pem
     acls:
       - {principal: "User:orders-app", resource_type: topic, resource_name: orders., pattern_type: prefixed,
          operation: write}
@@ -62,20 +98,51 @@ EXAMPLES = r"""
       - {principal: "User:orders-app", resource_type: cluster, operation: idempotent_write}
   delegate_to: localhost
 
-- name: Take back a binding
+- name: Take back a binding (the connection options from module_defaults, as the playbooks pass them)
   kafkaops.toolkit.kafka_acl:
-    bootstrap_servers: kafka1:9092
     acls: [{principal: "User:old-app", resource_type: topic, resource_name: orders, operation: read}]
     state: absent
   delegate_to: localhost
+  module_defaults:
+    group/kafkaops.toolkit.kafka: "{{ kafka_connection_args }}"
 """
 
 RETURN = r"""
-plan: {description: C(create) and C(delete), lists of bindings as in I(acls)., returned: always, type: dict}
-created: {description: Bindings created (none in check mode)., returned: always, type: list}
-deleted: {description: Bindings deleted as the cluster reported them., returned: always, type: list}
-errors: {description: Binding (as one line) -> error for a change that failed., returned: on failure, type: dict}
-diff: {description: The bindings on the declared resources before and after., returned: with --diff, type: dict}
+plan:
+  description: The bindings to create and to delete, each as in I(acls) (all seven fields).
+  returned: always
+  type: dict
+  sample:
+    create:
+      - {principal: "User:orders-app", resource_type: topic, resource_name: orders., pattern_type: prefixed,
+         operation: write, permission: allow, host: "*"}
+    delete: []
+created:
+  description: The bindings created (none in check mode).
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - {principal: "User:orders-app", resource_type: topic, resource_name: orders., pattern_type: prefixed,
+       operation: write, permission: allow, host: "*"}
+deleted:
+  description: The bindings deleted, as the cluster reported them (none in check mode).
+  returned: always
+  type: list
+  elements: dict
+  sample: []
+errors:
+  description: The bindings (one line each) whose change failed, and the error.
+  returned: on failure
+  type: dict
+  sample: {"allow User:orders-app write on topic:orders. (prefixed) from *": "KafkaError{code=SECURITY_DISABLED,...}"}
+diff:
+  description: The bindings on the declared resources before and after, one line each, sorted.
+  returned: with --diff
+  type: dict
+  sample:
+    before: []
+    after: ["allow User:orders-app write on topic:orders. (prefixed) from *"]
 """
 
 from ansible.module_utils.basic import AnsibleModule

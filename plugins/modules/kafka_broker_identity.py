@@ -4,16 +4,30 @@
 DOCUMENTATION = r"""
 module: kafka_broker_identity
 short_description: Read the log dirs' meta.properties on a broker host and say whose data they hold
+version_added: 0.10.0
 description:
   - Runs on the broker host. Reads C(meta.properties) in every log dir and reports, per dir, C(absent),
     C(ours), C(other_broker), C(other_cluster), C(malformed) or C(unreadable) (with the OS error - a disk
     that fails to read is never taken as empty).
   - Returns C(refusals), the reasons why broker I(broker_id) must not start on or empty these dirs, from
-    the one rule in module_utils/kafka_identity.py. Read-only; runs in check mode.
+    the one rule in module_utils/kafka_identity.py.
+extends_documentation_fragment:
+  - kafkaops.toolkit.attributes
+  - kafkaops.toolkit.attributes.read_only
 options:
-  log_dirs: {description: "The broker's log dirs.", type: list, elements: path, required: true}
-  broker_id: {description: The broker id these dirs should belong to., type: int, required: true}
-  cluster_id: {description: "The cluster id they should belong to (empty: not compared).", type: str, default: ""}
+  log_dirs:
+    description: The broker's log dirs.
+    type: list
+    elements: path
+    required: true
+  broker_id:
+    description: The broker id these dirs should belong to.
+    type: int
+    required: true
+  cluster_id:
+    description: The cluster id they should belong to (empty - not compared).
+    type: str
+    default: ""
   peers:
     description:
       - Other brokers' results of this module (inventory host -> its C(dirs)), to refuse a broker id whose
@@ -25,7 +39,10 @@ options:
       - The broker's current server.properties. Log dirs of it that hold data and are not in I(log_dirs)
         are refused (a broker moved to new log dirs starts empty).
     type: path
-author: Kafka ops toolkit
+seealso:
+  - module: kafkaops.toolkit.kafka_recovery_plan
+    description: Takes this module's C(refusals) (I(identity)) into the decision to replace or rebuild a broker.
+author: Kafka ops toolkit (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -34,27 +51,48 @@ EXAMPLES = r"""
     log_dirs: [/data/disk1/kafka, /data/disk2/kafka]
     broker_id: 2
     cluster_id: aBcD1234QwErTy5678ZxCv
+    config_file: /etc/kafka/server.properties
   register: identity
+
+- name: Refuse to start the broker on data that is not its own
+  ansible.builtin.fail:
+    msg: "{{ identity.refusals | join('; ') }}"
+  when: identity.refusals | length > 0
 """
 
 RETURN = r"""
 dirs:
-  description: Per log dir - path, status, broker_id, cluster_id and error (for unreadable).
+  description: Per log dir - path, status, broker_id and cluster_id found, and error (for unreadable).
   returned: always
   type: list
-  sample: [{path: /var/lib/kafka/data, status: ours, broker_id: "2", cluster_id: aBcD, error: null}]
-refusals: {description: Reasons not to use these dirs for I(broker_id); empty when safe., returned: always, type: list}
-configured_log_dirs: {description: "log.dirs of I(config_file) (empty without one).", returned: always, type: list}
+  elements: dict
+  sample:
+    - {path: /data/disk1/kafka, status: ours, broker_id: "2", cluster_id: aBcD1234QwErTy5678ZxCv, error: null}
+    - {path: /data/disk2/kafka, status: absent, broker_id: null, cluster_id: null, error: null}
+refusals:
+  description: Reasons not to use these dirs for I(broker_id), one sentence each; empty when safe.
+  returned: always
+  type: list
+  elements: str
+  sample: ["/data/disk2/kafka holds the data of broker.id 3, not 2"]
+configured_log_dirs:
+  description: The log.dirs of I(config_file) (empty without one).
+  returned: always
+  type: list
+  elements: str
+  sample: [/data/disk1/kafka, /data/disk2/kafka]
 configured_mode:
   description:
     - What I(config_file) runs, C(kraft), C(zookeeper), C(migrating) (a broker with the migration flag) or
       C(migration) (a controller with it); null without one.
   returned: always
   type: str
+  sample: zookeeper
 configured_properties:
   description: The keys of I(config_file) the migration's precheck reads (kafka_migration.PRECHECK_KEYS).
   returned: always
   type: dict
+  sample: {broker.id: "2", inter.broker.protocol.version: "3.9"}
 """
 
 import os

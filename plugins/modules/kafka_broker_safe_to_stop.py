@@ -4,23 +4,41 @@
 DOCUMENTATION = r"""
 module: kafka_broker_safe_to_stop
 short_description: Decide whether a Kafka broker may stop without a partition falling below min ISR
+version_added: 0.10.0
 description:
   - A broker may stop only if no partition whose ISR holds it has an ISR no larger than its
     min.insync.replicas (the topic's own or the broker default).
   - Partitions whose replication factor is not above min.insync.replicas are reported in
     C(rf_not_above_min_isr) and a warning, but never block (they would block every stop forever).
   - With I(wait_timeout), keeps checking until it is safe, printing the blocking partitions with an
-    ETA; fails at the timeout naming them. Read-only; runs in check mode.
-extends_documentation_fragment: [kafkaops.toolkit.kafka_connection, kafkaops.toolkit.kafka_connection.wait]
+    ETA; fails at the timeout naming them.
+requirements:
+  - confluent-kafka and kazoo on the host that runs the module (usually the controller).
+extends_documentation_fragment:
+  - kafkaops.toolkit.kafka_connection
+  - kafkaops.toolkit.kafka_connection.wait
+  - kafkaops.toolkit.attributes
+  - kafkaops.toolkit.attributes.read_only
 options:
-  broker_id: {description: The broker that would stop., type: int, required: true}
-  wait_timeout: {description: Seconds to wait (see the fragment)., type: int, default: 0}
-author: Kafka ops toolkit
+  broker_id:
+    description: The broker that would stop.
+    type: int
+    required: true
+  wait_timeout:
+    description: Seconds to wait (see above).
+    type: int
+    default: 0
+seealso:
+  - module: kafkaops.toolkit.kafka_broker_wait_healthy
+    description: The gate after the broker started again.
+  - module: kafkaops.toolkit.kafka_cluster_info
+    description: The order to restart brokers in (I(restart_candidates)).
+author: Kafka ops toolkit (!UNKNOWN)
 """
 
 EXAMPLES = r"""
 - name: Wait up to 10 minutes until broker 3 may stop
-  kafka_broker_safe_to_stop:
+  kafkaops.toolkit.kafka_broker_safe_to_stop:
     broker_id: 3
     bootstrap_servers: kafka1:9092
     zookeeper_connect: zk1:2181/kafka
@@ -29,18 +47,46 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
-safe: {description: Whether the broker may stop now., returned: success, type: bool}
-blocking: {description: Partitions that would fall below min.insync.replicas., returned: success, type: list}
+safe:
+  description: Whether the broker may stop now.
+  returned: success
+  type: bool
+  sample: false
+blocking:
+  description: Partitions (C(topic-N)) that would fall below min.insync.replicas.
+  returned: success
+  type: list
+  elements: str
+  sample: [orders-0, orders-3]
 rf_not_above_min_isr:
   description: Partitions on the broker whose replication factor is not above min.insync.replicas.
   returned: success
   type: list
+  elements: str
+  sample: [audit-0]
 only_in_sync_replica:
   description:
     - Partitions of the broker with no other live broker in their ISR (offline while it is down); wiping
-      or replacing the broker would lose them. Reported; does not change I(safe).
+      or replacing the broker would lose them. Reported; does not change C(safe).
   returned: success
   type: list
+  elements: str
+  sample: []
+done:
+  description: The same as C(safe) (what the waiting action plugin waits for).
+  returned: success
+  type: bool
+  sample: false
+progress:
+  description: The line printed while waiting.
+  returned: success
+  type: str
+  sample: "broker 3 may not stop yet: 2 partition(s) would fall below min.insync.replicas: orders-0, orders-3"
+waited:
+  description: Seconds waited.
+  returned: when wait_timeout > 0
+  type: float
+  sample: 42.5
 """
 
 from ansible.module_utils.basic import AnsibleModule

@@ -4,46 +4,89 @@
 DOCUMENTATION = r"""
 module: kafka_broker_wait_healthy
 short_description: Wait until a Kafka broker is registered and in the ISR of every partition it hosts
+version_added: 0.10.0
 description:
   - Checks that I(broker_id) is registered (a broker registers only after its log recovery) and is in the ISR
     of every partition it hosts. Registered is under /brokers/ids in ZooKeeper or, on a KRaft cluster (no
     I(zookeeper_connect)), among the live brokers the brokers report (unfenced by the controllers).
   - With I(wait_timeout), keeps checking and prints the partitions still catching up with an ETA;
-    fails at the timeout naming the lagging partitions. Read-only; runs in check mode.
-extends_documentation_fragment: [kafkaops.toolkit.kafka_connection, kafkaops.toolkit.kafka_connection.wait]
+    fails at the timeout naming the lagging partitions.
+requirements:
+  - confluent-kafka and kazoo on the host that runs the module (usually the controller).
+  - With I(kafka_tools_home), Java and a Kafka distribution there.
+extends_documentation_fragment:
+  - kafkaops.toolkit.kafka_connection
+  - kafkaops.toolkit.kafka_connection.wait
+  - kafkaops.toolkit.attributes
+  - kafkaops.toolkit.attributes.read_only
 options:
-  broker_id: {description: The broker to check., type: int, required: true}
-  wait_timeout: {description: Seconds to wait (see the fragment)., type: int, default: 600}
+  broker_id:
+    description: The broker to check.
+    type: int
+    required: true
+  wait_timeout:
+    description: Seconds to wait (see above).
+    type: int
+    default: 600
   kafka_tools_home:
     description:
       - A Kafka distribution (with C(libs/)) on the machine running the module. When given, progress and
         ETA count the bytes the broker still has to copy (Kafka's LogDirsCommand), not only partitions.
     type: path
-author: Kafka ops toolkit
+seealso:
+  - module: kafkaops.toolkit.kafka_broker_safe_to_stop
+    description: The gate before a broker stops.
+author: Kafka ops toolkit (!UNKNOWN)
 """
 
 EXAMPLES = r"""
 - name: Wait until broker 2 is back in every ISR
-  kafka_broker_wait_healthy:
+  kafkaops.toolkit.kafka_broker_wait_healthy:
     broker_id: 2
     bootstrap_servers: kafka1:9092,kafka2:9092,kafka3:9092
     zookeeper_connect: zk1:2181,zk2:2181,zk3:2181/kafka
     wait_timeout: 900
+    kafka_tools_home: /opt/kafka
   delegate_to: localhost
 """
 
 RETURN = r"""
-done: {description: Whether the broker is registered and in every ISR., returned: success, type: bool}
+done:
+  description: Whether the broker is registered and in every ISR.
+  returned: success
+  type: bool
+  sample: true
 registered:
   description: Whether the broker is registered (in ZooKeeper, or with the KRaft controllers).
   returned: success
   type: bool
-lagging: {description: Partitions the broker hosts whose ISR it is not in., returned: success, type: list}
+  sample: true
+lagging:
+  description: Partitions (C(topic-N)) the broker hosts whose ISR it is not in.
+  returned: success
+  type: list
+  elements: str
+  sample: []
 bytes_missing:
-  description: Bytes its replicas still lack against the largest other replica (with I(kafka_tools_home)).
-  returned: when kafka_tools_home is given
+  description: Bytes its replicas still lack against the largest other replica (C(0) once it is healthy).
+  returned: with kafka_tools_home, and once the broker is healthy
   type: int
-waited: {description: Seconds waited., returned: when wait_timeout > 0, type: float}
+  sample: 0
+copy_progress:
+  description: The bytes still to copy, as the progress line shows them (empty once the broker is healthy).
+  returned: with kafka_tools_home, and once the broker is healthy
+  type: str
+  sample: "; 1.2 GiB of 4.0 GiB still to copy"
+progress:
+  description: The line printed while waiting.
+  returned: success
+  type: str
+  sample: "broker 2: 3 partition(s) still catching up: orders-1, orders-4, payments-2"
+waited:
+  description: Seconds waited.
+  returned: when wait_timeout > 0
+  type: float
+  sample: 118.3
 """
 
 from ansible.module_utils.basic import AnsibleModule

@@ -4,38 +4,70 @@
 DOCUMENTATION = r"""
 module: kafka_leader_election
 short_description: Move partition leadership back to each partition's preferred replica
+version_added: 0.10.0
 description:
   - Plans an election for every partition (or those in I(partitions)) whose leader is not its
     preferred (first) replica while that replica is in sync, runs it with the AdminClient, and reads
-    the leaders again. C(changed) is true only when a leader moved. Check mode shows the plan.
-extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
+    the leaders again. C(changed) is true only when a leader moved.
+requirements:
+  - confluent-kafka and kazoo on the host that runs the module (usually the controller).
+extends_documentation_fragment:
+  - kafkaops.toolkit.kafka_connection
+  - kafkaops.toolkit.attributes
+attributes:
+  check_mode:
+    support: full
+    details: Returns the partitions an election would be asked for; elects nothing.
+  diff_mode:
+    support: none
 options:
   partitions:
     description: Partitions as C(topic-N) names; all partitions when omitted.
     type: list
     elements: str
-author: Kafka ops toolkit
+seealso:
+  - module: kafkaops.toolkit.kafka_cluster_info
+    description: Which partitions are led by a replica that is not their preferred one.
+author: Kafka ops toolkit (!UNKNOWN)
 """
 
 EXAMPLES = r"""
 - name: Give every partition its preferred leader back
-  kafka_leader_election:
+  kafkaops.toolkit.kafka_leader_election:
     bootstrap_servers: kafka1:9092
     zookeeper_connect: zk1:2181/kafka
+  delegate_to: localhost
+
+- name: Only the partitions of the orders topic that broker 3 prefers to lead
+  kafkaops.toolkit.kafka_leader_election:
+    partitions: [orders-2, orders-5]
   delegate_to: localhost
 """
 
 RETURN = r"""
-plan: {description: Partitions an election was asked for., returned: always, type: list}
-moved: {description: Partitions whose leader changed., returned: when not in check mode, type: list}
+plan:
+  description: Partitions an election was asked for (or would be, in check mode).
+  returned: always
+  type: list
+  elements: str
+  sample: [orders-2, orders-5]
+moved:
+  description: Partitions whose leader changed.
+  returned: when an election ran (not in check mode, a plan to carry out)
+  type: list
+  elements: str
+  sample: [orders-2, orders-5]
 errors:
-  description: Partition name -> error for elections that failed.
-  returned: when not in check mode
+  description: Partition name -> error, for the elections that failed.
+  returned: when an election ran (not in check mode, a plan to carry out)
   type: dict
+  sample: {}
 not_preferred:
   description: Partitions still not led by their preferred replica afterwards.
   returned: always
   type: list
+  elements: str
+  sample: []
 """
 
 import time

@@ -5,6 +5,7 @@ changes of a rollback."""
 DOCUMENTATION = r"""
 module: kafka_migration_znodes
 short_description: Read and reset the znodes of a migration to KRaft (/migration, /controller, /controller_epoch)
+version_added: 0.12.0
 description:
   - Reads, under the cluster's chroot, C(/migration) (the KRaft controllers' record of the migration), C(/controller)
     and C(/controller_epoch).
@@ -16,20 +17,57 @@ description:
     I(delete_kraft_controller) deletes C(/controller) when a KRaft controller holds it (its kraftControllerEpoch is
     not -1), so that a ZooKeeper-mode broker can be elected; I(delete_migration) deletes C(/migration)
     (the playbook saves its data first).
-  - Check mode reports what it would change, changing nothing.
-extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
+requirements:
+  - kazoo on the host that runs the module (usually the controller).
+extends_documentation_fragment:
+  - kafkaops.toolkit.kafka_connection
+  - kafkaops.toolkit.attributes
+attributes:
+  check_mode:
+    support: full
+    details: Reads the znodes and reports whether it would change them; changes nothing.
+  diff_mode:
+    support: none
 options:
-  delete_empty_migration: {description: Delete /migration when it holds no data., type: bool, default: false}
-  controller_epoch: {description: Set /controller_epoch (where it exists) to this value., type: int}
-  delete_kraft_controller: {description: Delete a KRaft controller's /controller., type: bool, default: false}
-  delete_migration: {description: Delete /migration., type: bool, default: false}
-author: Kafka ops toolkit
+  delete_empty_migration:
+    description: Delete /migration when it holds no data.
+    type: bool
+    default: false
+  controller_epoch:
+    description: Set /controller_epoch (where it exists) to this value.
+    type: int
+  delete_kraft_controller:
+    description: Delete a KRaft controller's /controller.
+    type: bool
+    default: false
+  delete_migration:
+    description: Delete /migration.
+    type: bool
+    default: false
+seealso:
+  - plugin: kafkaops.toolkit.migration_raised_controller_epoch
+    plugin_type: filter
+    description: The /controller_epoch a rollback writes with I(controller_epoch).
+  - plugin: kafkaops.toolkit.migration_rollback_plan
+    plugin_type: filter
+    description: The rollback's steps, these znodes' among them.
+author: Kafka ops toolkit (!UNKNOWN)
 """
 
 EXAMPLES = r"""
 - name: Read the migration's znodes, and delete an empty /migration
-  kafka_migration_znodes:
+  kafkaops.toolkit.kafka_migration_znodes:
     delete_empty_migration: true
+  delegate_to: localhost
+  register: znodes
+
+- name: Raise /controller_epoch above the KRaft controllers' epoch before a rollback
+  kafkaops.toolkit.kafka_migration_znodes:
+    controller_epoch: "{{ epoch }}"
+  vars:
+    epoch: "{{ znodes.controller_epoch | kafkaops.toolkit.migration_raised_controller_epoch(znodes.migration) }}"
+  when: epoch is not none
+  delegate_to: localhost
 """
 
 RETURN = r"""
@@ -37,12 +75,23 @@ migration:
   description: /migration's data (kraft_controller_id, kraft_controller_epoch, kraft_metadata_offset, ...), or null.
   returned: always
   type: dict
-migration_empty: {description: Whether /migration existed without data., returned: always, type: bool}
+  sample: {version: 0, kraft_metadata_offset: 1432, kraft_controller_id: 3000, kraft_metadata_epoch: 5,
+           kraft_controller_epoch: 5}
+migration_empty:
+  description: Whether /migration existed without data.
+  returned: always
+  type: bool
+  sample: false
 controller:
   description: /controller's data (brokerid; kraftControllerEpoch when a KRaft controller holds it), or null.
   returned: always
   type: dict
-controller_epoch: {description: /controller_epoch, or null., returned: always, type: int}
+  sample: {version: 2, brokerid: 3000, timestamp: "1732456789012", kraftControllerEpoch: 5}
+controller_epoch:
+  description: /controller_epoch, or null.
+  returned: always
+  type: int
+  sample: 4
 """
 
 import json

@@ -4,31 +4,61 @@
 DOCUMENTATION = r"""
 module: kafka_offsets_snapshot
 short_description: Snapshot every partition's offsets and replicas and every group's committed offsets
+version_added: 0.10.0
 description:
   - Writes, on the host it runs on (the controller), a folder C(<snapshot_dir>/<cluster id>/<UTC time>/)
     with C(cluster.json), C(partitions.jsonl) (log start offset, high watermark, leader, replicas, ISR of
     every partition) and C(group_offsets.jsonl) (committed offsets of every consumer group), in the
-    format spark/README.md describes.
-  - Check mode reads the cluster and reports the folder it would write, writing nothing.
-extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
+    format spark/README.md describes; the recovery validator compares a later state against it.
+requirements:
+  - confluent-kafka and kazoo on the host that runs the module (usually the controller).
+extends_documentation_fragment:
+  - kafkaops.toolkit.kafka_connection
+  - kafkaops.toolkit.attributes
+attributes:
+  check_mode:
+    support: partial
+    details: Reads the cluster and returns the folder it would write and the counts; writes nothing and reports
+      no change.
+  diff_mode:
+    support: none
 options:
-  snapshot_dir: {description: Folder under which snapshots are written., type: path, required: true}
-author: Kafka ops toolkit
+  snapshot_dir:
+    description: Folder under which snapshots are written.
+    type: path
+    required: true
+seealso:
+  - module: kafkaops.toolkit.kafka_cluster_info
+    description: The same partitions and replicas, without offsets, in the task's result.
+author: Kafka ops toolkit (!UNKNOWN)
 """
 
 EXAMPLES = r"""
 - name: Snapshot the offsets before maintenance
-  kafka_offsets_snapshot:
+  kafkaops.toolkit.kafka_offsets_snapshot:
     snapshot_dir: /var/tmp/kafka-snapshots
     bootstrap_servers: kafka1:9092
     zookeeper_connect: zk1:2181/kafka
   delegate_to: localhost
+  register: snapshot
 """
 
 RETURN = r"""
-path: {description: The snapshot folder., returned: always, type: str}
-partitions: {description: Partitions recorded., returned: always, type: int}
-group_offsets: {description: Committed group offsets recorded., returned: always, type: int}
+path:
+  description: The snapshot folder (written, or that would be in check mode).
+  returned: always
+  type: str
+  sample: /var/tmp/kafka-snapshots/aBcD1234QwErTy5678ZxCv/20261124T031502Z
+partitions:
+  description: Partitions recorded.
+  returned: always
+  type: int
+  sample: 56
+group_offsets:
+  description: Committed group offsets recorded (one per group and partition).
+  returned: always
+  type: int
+  sample: 12
 """
 
 import datetime

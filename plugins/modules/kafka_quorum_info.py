@@ -4,6 +4,7 @@
 DOCUMENTATION = r"""
 module: kafka_quorum_info
 short_description: Read a KRaft cluster's metadata quorum, or wait until every broker has fetched up to an offset
+version_added: 0.12.0
 description:
   - Runs Kafka's MetadataQuorumCommand (kafka-metadata-quorum.sh describe --status and --replication) through the
     brokers, as the kit's admin, from I(kafka_tools_home) on the machine running the module.
@@ -11,22 +12,44 @@ description:
     their log end offsets.
   - With I(min_observer_offset), it is done once every observer (broker) has fetched the metadata log up to that
     offset, so a change committed below it (a SCRAM credential, an ACL) has reached every broker. With
-    I(wait_timeout) it keeps checking, printing the brokers still behind. Read-only; runs in check mode.
-extends_documentation_fragment: [kafkaops.toolkit.kafka_connection, kafkaops.toolkit.kafka_connection.wait]
+    I(wait_timeout) it keeps checking, printing the brokers still behind.
+requirements:
+  - Java and a Kafka distribution (I(kafka_tools_home)) on the host that runs the module.
+extends_documentation_fragment:
+  - kafkaops.toolkit.kafka_connection
+  - kafkaops.toolkit.kafka_connection.wait
+  - kafkaops.toolkit.attributes
+  - kafkaops.toolkit.attributes.read_only
 options:
+  zookeeper_connect:
+    description: Not used; accepted so the kit's connection variables pass.
+    type: str
+    required: false
   kafka_tools_home:
     description: A Kafka distribution (with C(libs/)) on the machine running the module.
     type: path
     required: true
-  min_observer_offset: {description: The metadata offset every broker must have fetched (for C(done))., type: int}
-  wait_timeout: {description: Seconds to wait (see the fragment)., type: int, default: 0}
-author: Kafka ops toolkit
+  min_observer_offset:
+    description: The metadata offset every broker must have fetched (for C(done)).
+    type: int
+  wait_timeout:
+    description: Seconds to wait (see above).
+    type: int
+    default: 0
+seealso:
+  - module: kafkaops.toolkit.kafka_cluster_info
+    description: The brokers and partitions of the cluster.
+  - plugin: kafkaops.toolkit.kraft_controller_stop_refusals
+    plugin_type: filter
+    description: Whether a controller may stop, from the quorum's replication rows.
+author: Kafka ops toolkit (!UNKNOWN)
 """
 
 EXAMPLES = r"""
 - name: Read the quorum
   kafkaops.toolkit.kafka_quorum_info:
     kafka_tools_home: /opt/kafka
+  delegate_to: localhost
   register: quorum
 
 - name: Wait until every broker has the metadata up to now
@@ -34,20 +57,68 @@ EXAMPLES = r"""
     kafka_tools_home: /opt/kafka
     min_observer_offset: "{{ quorum.high_watermark }}"
     wait_timeout: 60
+  delegate_to: localhost
 """
 
 RETURN = r"""
-leader_id: {description: Node id of the quorum's leader., returned: always, type: int}
-leader_epoch: {description: Its epoch., returned: always, type: int}
-high_watermark: {description: The committed end of the metadata log., returned: always, type: int}
-cluster_id: {description: The cluster id., returned: always, type: str}
+leader_id:
+  description: Node id of the quorum's leader.
+  returned: always
+  type: int
+  sample: 3001
+leader_epoch:
+  description: Its epoch.
+  returned: always
+  type: int
+  sample: 7
+high_watermark:
+  description: The committed end of the metadata log.
+  returned: always
+  type: int
+  sample: 48213
+cluster_id:
+  description: The cluster id.
+  returned: always
+  type: str
+  sample: aBcD1234QwErTy5678ZxCv
 voters:
   description: "Per controller: node_id, log_end_offset, lag, last_fetch_ms, last_caught_up_ms, status."
   returned: always
   type: list
-observers: {description: Per broker, the same fields., returned: always, type: list}
-behind: {description: "Brokers below I(min_observer_offset): node id -> log end offset.", returned: always, type: dict}
-done: {description: No observer is below I(min_observer_offset) (always true without it)., returned: always, type: bool}
+  elements: dict
+  sample:
+    - {node_id: 3001, log_end_offset: 48213, lag: 0, last_fetch_ms: 1732456789012, last_caught_up_ms: 1732456789012,
+       status: Leader}
+    - {node_id: 3002, log_end_offset: 48213, lag: 0, last_fetch_ms: 1732456788950, last_caught_up_ms: 1732456788950,
+       status: Follower}
+observers:
+  description: Per broker, the same fields.
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - {node_id: 1, log_end_offset: 48210, lag: 3, last_fetch_ms: 1732456788990, last_caught_up_ms: 1732456788500,
+       status: Observer}
+behind:
+  description: "Brokers below I(min_observer_offset): node id -> log end offset."
+  returned: always
+  type: dict
+  sample: {"1": 48210}
+done:
+  description: No observer is below I(min_observer_offset) (always true without it).
+  returned: always
+  type: bool
+  sample: false
+progress:
+  description: The line printed while waiting.
+  returned: always
+  type: str
+  sample: "brokers that have not fetched the metadata log up to offset 48213: {1: 48210}"
+waited:
+  description: Seconds waited.
+  returned: when wait_timeout > 0
+  type: float
+  sample: 2.1
 """
 
 from ansible.module_utils.basic import AnsibleModule

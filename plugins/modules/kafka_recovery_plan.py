@@ -4,24 +4,51 @@
 DOCUMENTATION = r"""
 module: kafka_recovery_plan
 short_description: Decide whether a broker may be replaced or rebuilt now, and how
+version_added: 0.10.0
 description:
   - Reads the cluster (ZooKeeper registry, partitions, ISRs, configs) and applies the rules of
     plugins/module_utils/kafka_recovery.py to the request. Returns C(refusals) (each with its rule and a
     message naming the cause, the partitions or hosts and the override) and the C(plan); it never fails
-    on a refusal, so the playbook shows the plan and then stops. Read-only; runs in check mode.
-extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
+    on a refusal, so the playbook shows the plan and then stops.
+requirements:
+  - confluent-kafka and kazoo on the host that runs the module (usually the controller).
+extends_documentation_fragment:
+  - kafkaops.toolkit.kafka_connection
+  - kafkaops.toolkit.attributes
+  - kafkaops.toolkit.attributes.read_only
 options:
-  action: {description: What is planned., type: str, choices: [replace, rebuild], required: true}
-  broker_id: {description: The failed broker's id (replace) or the broker to rebuild., type: int, required: true}
-  host: {description: The failed host (replace) or the broker's host (rebuild)., type: str, required: true}
-  replacement_host: {description: The inventory host that takes the id over (replace)., type: str}
+  action:
+    description: What is planned.
+    type: str
+    choices: [replace, rebuild]
+    required: true
+  broker_id:
+    description: The failed broker's id (replace) or the broker to rebuild.
+    type: int
+    required: true
+  host:
+    description: The failed host (replace) or the broker's host (rebuild).
+    type: str
+    required: true
+  replacement_host:
+    description: The inventory host that takes the id over (required to replace).
+    type: str
   replacement_endpoint:
-    description: The host and port the replacement will advertise (its kafka_advertised_host, kafka_port).
+    description: The host and port the replacement will advertise (its kafka_advertised_host, kafka_port; required
+      to replace).
     type: list
     elements: str
-  replacement_active: {description: Whether a kafka service runs on the replacement., type: bool, default: false}
-  fence_failed_host: {description: Stop and disable a failed broker still registered., type: bool, default: false}
-  failed_host_reachable: {description: Whether the failed host answers (unset - not checked)., type: bool}
+  replacement_active:
+    description: Whether a kafka service runs on the replacement.
+    type: bool
+    default: false
+  fence_failed_host:
+    description: Stop and disable a failed broker still registered.
+    type: bool
+    default: false
+  failed_host_reachable:
+    description: Whether the failed host answers (unset - not checked).
+    type: bool
   accept_offline_partitions:
     description: Go on although partitions lose their only in-sync copy.
     type: bool
@@ -31,13 +58,25 @@ options:
     type: list
     elements: str
     default: []
-  keep_old_data: {description: Rebuild keeps the old data moved aside., type: bool, default: false}
-  free_bytes: {description: Least free space of the log dirs (rebuild with keep_old_data)., type: int}
-  bytes_to_copy: {description: What the broker will copy, when known., type: int}
+  keep_old_data:
+    description: Rebuild keeps the old data moved aside.
+    type: bool
+    default: false
+  free_bytes:
+    description: Least free space of the log dirs (rebuild with keep_old_data).
+    type: int
+  bytes_to_copy:
+    description: What the broker will copy, when known.
+    type: int
   kafka_tools_home:
     description: A Kafka distribution on the controller; a replacement needs it (checked before anything changes).
     type: path
-author: Kafka ops toolkit
+seealso:
+  - module: kafkaops.toolkit.kafka_broker_identity
+    description: Whose data a host's log dirs hold (I(identity)).
+  - module: kafkaops.toolkit.kafka_replication_throttle
+    description: The throttle the rebuilt or replacing broker copies under.
+author: Kafka ops toolkit (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -52,6 +91,10 @@ EXAMPLES = r"""
   delegate_to: localhost
   register: decision
 
+- name: Show the plan
+  ansible.builtin.debug:
+    var: decision.plan
+
 - name: Stop on a refusal
   ansible.builtin.fail:
     msg: "{{ decision.refusals | map(attribute='message') | join(' | ') }}"
@@ -59,11 +102,39 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
-refusals: {description: "[{rule, message}], empty when the request may go on.", returned: always, type: list}
-plan: {description: The plan in lines for people., returned: always, type: list}
-rerun: {description: Replace - the replacement already runs under the id (a rerun)., returned: replace, type: bool}
-fence: {description: Replace - the failed broker will be stopped and disabled., returned: replace, type: bool}
-cluster_id: {description: The cluster id in ZooKeeper., returned: always, type: str}
+refusals:
+  description: The reasons the request must not go on, each C({rule, message}); empty when it may.
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - rule: below_min_isr
+      message: "Refusing to rebuild broker 3 (kafka3): stopping it would leave 1 partition(s) below min.insync.replicas,
+        and acks=all producers would fail: orders-4. Wait until their other replicas are back in the ISR, then rerun."
+plan:
+  description: The plan in lines for people.
+  returned: always
+  type: list
+  elements: str
+  sample:
+    - rebuild broker 3 on kafka3 (registered), cluster aBcD1234QwErTy5678ZxCv
+    - "old log dirs: deleted; its identity (broker id, cluster id) written back into meta.properties"
+    - stop through the safe-to-stop gate (no partition below min.insync.replicas), right before the stop
+rerun:
+  description: Replace - the replacement already runs under the id (a rerun).
+  returned: when action=replace
+  type: bool
+  sample: false
+fence:
+  description: Replace - the failed broker will be stopped and disabled.
+  returned: when action=replace
+  type: bool
+  sample: false
+cluster_id:
+  description: The cluster id.
+  returned: always
+  type: str
+  sample: aBcD1234QwErTy5678ZxCv
 """
 
 from ansible.module_utils.basic import AnsibleModule

@@ -4,6 +4,7 @@
 DOCUMENTATION = r"""
 module: kafka_replication_throttle
 short_description: Throttle the replication that rebuilds one broker, and remove exactly that throttle
+version_added: 0.10.0
 description:
   - With C(state=present), throttles only the replicas being rebuilt on I(broker_id). The topics'
     C(follower.replication.throttled.replicas) get that broker's partitions and
@@ -24,13 +25,34 @@ description:
     cluster (I(zookeeper_connect) empty) a stopped broker's rates cannot be set, so they are returned as
     C(deferred), neither recorded nor set, and C(state=absent) fails, keeping the record, while a broker it must
     clear is stopped.
-  - Check mode shows the plan and changes nothing.
-extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
+requirements:
+  - confluent-kafka and kazoo on the host that runs the module (usually the controller).
+  - Java and a Kafka distribution there (I(kafka_tools_home)) to throttle a stopped broker.
+extends_documentation_fragment:
+  - kafkaops.toolkit.kafka_connection
+  - kafkaops.toolkit.attributes
+attributes:
+  check_mode:
+    support: full
+    details: Returns what it would add or remove (C(added), C(removed), C(summary)); writes neither the record nor
+      the cluster's configs.
+  diff_mode:
+    support: none
 options:
-  broker_id: {description: The broker whose replicas are rebuilt (required with state=present)., type: int}
-  rate: {description: Bytes per second, for C(state=present)., type: int}
-  state: {description: Set or remove the throttle., type: str, choices: [present, absent], default: present}
-  added: {description: The C(added) result of a C(state=present) run, for C(state=absent)., type: dict}
+  broker_id:
+    description: The broker whose replicas are rebuilt (required with I(state=present)).
+    type: int
+  rate:
+    description: Bytes per second (required with I(state=present)).
+    type: int
+  state:
+    description: Set or remove the throttle.
+    type: str
+    choices: [present, absent]
+    default: present
+  added:
+    description: The C(added) result of a C(state=present) run, for C(state=absent) (or give I(record_dir)).
+    type: dict
   record_dir:
     description: Directory on the controller for the records of what each run added (per cluster id).
     type: path
@@ -40,24 +62,30 @@ options:
       - Needed to throttle a broker that is not running (its rate is written through ZooKeeper, as
         C(kafka-configs.sh --zookeeper) does), and for C(bytes_to_copy) / C(eta_seconds).
     type: path
-author: Kafka ops toolkit
+seealso:
+  - module: kafkaops.toolkit.kafka_recovery_plan
+    description: The decision to rebuild or replace the broker this throttle serves.
+  - module: kafkaops.toolkit.kafka_broker_wait_healthy
+    description: Waits for the throttled copy to finish, with the bytes left and an ETA.
+author: Kafka ops toolkit (!UNKNOWN)
 """
 
 EXAMPLES = r"""
-- name: Throttle the rebuild of broker 3 to 10 MB/s
-  kafka_replication_throttle:
+- name: Throttle the rebuild of broker 3 to 10 MB/s, recording what is added
+  kafkaops.toolkit.kafka_replication_throttle:
     broker_id: 3
     rate: 10485760
+    record_dir: /var/lib/kafka-kit/throttles
     bootstrap_servers: kafka1:9092
     zookeeper_connect: zk1:2181/kafka
   delegate_to: localhost
   register: throttle
 
 - name: Remove it again (in an always section)
-  kafka_replication_throttle:
+  kafkaops.toolkit.kafka_replication_throttle:
     broker_id: 3
     state: absent
-    added: "{{ throttle.added }}"
+    record_dir: /var/lib/kafka-kit/throttles
     bootstrap_servers: kafka1:9092
     zookeeper_connect: zk1:2181/kafka
   delegate_to: localhost
@@ -65,19 +93,62 @@ EXAMPLES = r"""
 
 RETURN = r"""
 added:
-  description: What state=present added (topics -> config -> entries; brokers -> configs), with what an
-    earlier run's record holds.
-  returned: state=present
+  description:
+    - What C(state=present) added, with what an earlier run's record holds - per topic, the throttled-replicas
+      entries; per broker, the rates.
+  returned: when state=present
   type: dict
-record: {description: The record file written or removed (with record_dir)., returned: with record_dir, type: str}
-removed: {description: What state=absent took away, same shape., returned: state=absent, type: dict}
+  sample:
+    topics:
+      orders:
+        follower.replication.throttled.replicas: ["0:3", "4:3"]
+        leader.replication.throttled.replicas: ["0:1", "0:2", "4:1", "4:2"]
+    brokers:
+      "1": [leader.replication.throttled.rate]
+      "2": [leader.replication.throttled.rate]
+      "3": [follower.replication.throttled.rate]
+record:
+  description: The record file written (with I(record_dir), not in check mode).
+  returned: when state=present, record_dir is given and not in check mode
+  type: str
+  sample: /var/lib/kafka-kit/throttles/aBcD1234QwErTy5678ZxCv/broker-3.json
+records:
+  description: The records whose throttles C(state=absent) removed; the files are deleted (not in check mode).
+  returned: when state=absent
+  type: list
+  elements: str
+  sample: [/var/lib/kafka-kit/throttles/aBcD1234QwErTy5678ZxCv/broker-3.json]
+removed:
+  description:
+    - What C(state=absent) took away - topic entries (C(topics)), throttled-replicas configs deleted because
+      nothing else was left in them (C(delete)) and broker rates (C(brokers)).
+  returned: when state=absent
+  type: dict
+  sample:
+    topics: {}
+    delete:
+      orders: [follower.replication.throttled.replicas, leader.replication.throttled.replicas]
+    brokers:
+      "1": [leader.replication.throttled.rate]
+      "2": [leader.replication.throttled.rate]
+      "3": [follower.replication.throttled.rate]
 bytes_to_copy:
   description:
     - What the broker copies when it starts on empty log dirs - per partition, the largest copy on its
       other replicas (with I(kafka_tools_home)).
-  returned: state=present and kafka_tools_home given
+  returned: when state=present and kafka_tools_home is given
   type: int
-eta_seconds: {description: I(bytes_to_copy) / I(rate)., returned: with bytes_to_copy, type: int}
+  sample: 1073741824
+bytes_to_copy_human:
+  description: I(bytes_to_copy) for people.
+  returned: with bytes_to_copy
+  type: str
+  sample: 1.0 GiB
+eta_seconds:
+  description: I(bytes_to_copy) / I(rate).
+  returned: with bytes_to_copy
+  type: int
+  sample: 102
 summary:
   description: What was added (or removed), in one line.
   returned: always
@@ -87,13 +158,18 @@ rates:
   description: Broker id -> the throttle rates set on it afterwards (bytes/s).
   returned: always
   type: dict
+  sample:
+    "1": {leader.replication.throttled.rate: "10485760", follower.replication.throttled.rate: null}
+    "3": {leader.replication.throttled.rate: null, follower.replication.throttled.rate: "10485760"}
 deferred:
   description:
     - Stopped brokers of a KRaft cluster whose rates could not be set yet (Kafka's tools reach a KRaft broker's
       configs only through that broker); run state=present again once they run. The leaders' rates throttle
       their fetches meanwhile.
-  returned: state=present
+  returned: when state=present
   type: list
+  elements: int
+  sample: []
 """
 
 import json

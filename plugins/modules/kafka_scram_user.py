@@ -4,18 +4,31 @@
 DOCUMENTATION = r"""
 module: kafka_scram_user
 short_description: Make Kafka SCRAM credentials exist, or not, as declared
+version_added: 0.10.0
 description:
   - Reads the SCRAM credentials (mechanism and iterations) of the declared users, plans what to write
-    (I(state=present)) or delete (I(state=absent)) and applies the plan with the AdminClient. Check mode
-    shows the plan; C(--diff) shows the users' credentials before and after.
+    (I(state=present)) or delete (I(state=absent)) and applies the plan with the AdminClient.
   - A password cannot be read back, so an existing credential is rewritten only when its iterations
     differ or I(update_password=always). Passwords never appear in the result, the plan, the diff or an
     error message.
   - Needs a super user, or DESCRIBE and ALTER on the cluster.
-extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
+requirements:
+  - confluent-kafka on the host that runs the module (usually the controller).
+extends_documentation_fragment:
+  - kafkaops.toolkit.kafka_connection
+  - kafkaops.toolkit.attributes
+attributes:
+  check_mode:
+    support: full
+    details: Returns the plan and, with C(--diff), the credentials before and after; writes and deletes nothing.
+  diff_mode:
+    support: full
+    details: The users' credentials (mechanism and iterations, never a password) before and after.
 options:
-  zookeeper_connect: {description: Not used; accepted so the kit's connection variables pass., type: str,
-                      required: false}
+  zookeeper_connect:
+    description: Not used; accepted so the kit's connection variables pass.
+    type: str
+    required: false
   users:
     description:
       - One credential per user and mechanism, each declared once. A bad entry fails the task before
@@ -24,13 +37,22 @@ options:
     elements: dict
     required: true
     suboptions:
-      name: {description: The user name (the principal is C(User:<name>))., type: str, required: true}
+      name:
+        description: The user name (the principal is C(User:<name>)).
+        type: str
+        required: true
       password:
         description: Required with I(state=present), ignored with I(state=absent). Never logged.
         type: str
-      mechanism: {description: The SCRAM mechanism., type: str, choices: [SCRAM-SHA-512, SCRAM-SHA-256],
-                  default: SCRAM-SHA-512}
-      iterations: {description: From 4096 to 16384 (Kafka refuses others)., type: int, default: 8192}
+      mechanism:
+        description: The SCRAM mechanism.
+        type: str
+        choices: [SCRAM-SHA-512, SCRAM-SHA-256]
+        default: SCRAM-SHA-512
+      iterations:
+        description: From 4096 to 16384 (Kafka refuses others).
+        type: int
+        default: 8192
   state:
     description: C(absent) deletes the declared user and mechanism pairs (a credential of another mechanism stays).
     type: str
@@ -43,7 +65,12 @@ options:
     type: str
     choices: [on_create, always]
     default: on_create
-author: Kafka ops toolkit
+seealso:
+  - module: kafkaops.toolkit.kafka_acl
+    description: What these users may do.
+  - module: kafkaops.toolkit.kafka_quorum_info
+    description: On a KRaft cluster, waits until every broker has the new credentials.
+author: Kafka ops toolkit (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -71,10 +98,36 @@ plan:
       C(missing), C(iterations differ), C(update_password=always) and C(absent).
   returned: always
   type: dict
-upserted: {description: Plan entries written (none in check mode)., returned: always, type: list}
-deleted: {description: Plan entries deleted (none in check mode)., returned: always, type: list}
-errors: {description: User -> error for the users whose change failed., returned: on failure, type: dict}
-diff: {description: C(before) and C(after), the users' credentials as lines., returned: with --diff, type: dict}
+  sample:
+    upserts:
+      - {name: billing-app, mechanism: SCRAM-SHA-512, iterations: 16384, reason: iterations differ}
+    deletions: []
+upserted:
+  description: Plan entries written (none in check mode).
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - {name: billing-app, mechanism: SCRAM-SHA-512, iterations: 16384, reason: iterations differ}
+deleted:
+  description: Plan entries deleted (none in check mode).
+  returned: always
+  type: list
+  elements: dict
+  sample: []
+errors:
+  description: User -> error, for the users whose change failed.
+  returned: on failure
+  type: dict
+  sample: {billing-app: "KafkaError{code=CLUSTER_AUTHORIZATION_FAILED,...}"}
+diff:
+  description: The users' credentials as lines, before and after; a credential the plan writes is marked
+    C(password set).
+  returned: with --diff
+  type: dict
+  sample:
+    before: [billing-app SCRAM-SHA-512 (8192 iterations), orders-app SCRAM-SHA-512 (8192 iterations)]
+    after: ["billing-app SCRAM-SHA-512 (16384 iterations), password set", orders-app SCRAM-SHA-512 (8192 iterations)]
 """
 
 from ansible.module_utils.basic import AnsibleModule

@@ -4,13 +4,19 @@
 DOCUMENTATION = r"""
 module: kafka_secure_conversion_plan
 short_description: Decide which steps of secure_cluster.yml are done and which this run takes
+version_added: 0.11.0
 description:
   - Applies the rules of plugins/module_utils/kafka_secure_conversion.py to the configuration every broker and
     ZooKeeper member runs (the roles' running_config tasks read it). Once every broker creates znodes with
     ACLs, it also reads the ACLs of Kafka's znodes from ZooKeeper, to tell whether the existing ones were
     locked. Returns C(refusals) (each with its rule and a message) and the plan; it never fails on a refusal,
-    so the playbook shows the plan and then stops. Read-only; runs in check mode.
-extends_documentation_fragment: [kafkaops.toolkit.kafka_connection]
+    so the playbook shows the plan and then stops.
+requirements:
+  - kazoo on the host that runs the module (usually the controller), once the brokers set znode ACLs.
+extends_documentation_fragment:
+  - kafkaops.toolkit.kafka_connection
+  - kafkaops.toolkit.attributes
+  - kafkaops.toolkit.attributes.read_only
 options:
   brokers:
     description: Inventory host -> C({config, restart_pending}) of every broker (kafka_running_config).
@@ -24,8 +30,17 @@ options:
     description: Also take the steps that remove the PLAINTEXT listener and ZooKeeper's plaintext client port.
     type: bool
     default: false
-  stop_after: {description: The last step this run takes (default - every step left)., type: str}
-author: Kafka ops toolkit
+  stop_after:
+    description: The last step this run takes (default - every step left).
+    type: str
+seealso:
+  - plugin: kafkaops.toolkit.secure_running_config
+    plugin_type: filter
+    description: The part of a host's configuration this module reads (I(brokers), I(zookeepers)).
+  - plugin: kafkaops.toolkit.secure_step_settings
+    plugin_type: filter
+    description: The variables a step gives its hosts.
+author: Kafka ops toolkit (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -33,21 +48,60 @@ EXAMPLES = r"""
   kafkaops.toolkit.kafka_secure_conversion_plan:
     brokers: {kafka1: {config: {listeners: "PLAINTEXT://0.0.0.0:9092"}, restart_pending: false}}
     zookeepers: {zk1: {config: {clientPort: "2181"}, restart_pending: false}}
+  delegate_to: localhost
   register: plan
 """
 
 RETURN = r"""
-refusals: {description: "[{rule, message}], empty when the run may go on.", returned: always, type: list}
-done: {description: The steps every host runs., returned: always, type: list}
-todo: {description: The steps this run takes, in order., returned: always, type: list}
-left_after: {description: The steps left after this run., returned: always, type: list}
-after: {description: What the cluster accepts after this run, in a sentence., returned: always, type: str}
-plan: {description: The steps this run takes, in lines for people., returned: always, type: list}
-kinds: {description: "Step -> the kind of host it changes (kafka or zookeeper).", returned: always, type: dict}
+refusals:
+  description: The reasons the run must not go on, each C({rule, message}); empty when it may.
+  returned: always
+  type: list
+  elements: dict
+  sample: []
+done:
+  description: The steps every host runs.
+  returned: always
+  type: list
+  elements: str
+  sample: [secure-listeners]
+todo:
+  description: The steps this run takes, in order.
+  returned: always
+  type: list
+  elements: str
+  sample: [secure-inter-broker, zookeeper-tls-ports]
+left_after:
+  description: The steps left after this run.
+  returned: always
+  type: list
+  elements: str
+  sample: [zookeeper-tls-quorum, brokers-log-in-to-zookeeper, brokers-set-zookeeper-acls, zookeeper-tls-quorum-only]
+after:
+  description: What the cluster accepts after this run, in a sentence.
+  returned: always
+  type: str
+  sample: "Kafka clients: SASL_SSL (SCRAM), and PLAINTEXT as a super user; ZooKeeper clients: TLS and plaintext;
+    Kafka's znodes: writable by any ZooKeeper client."
+plan:
+  description: The steps this run takes, in lines for people.
+  returned: always
+  type: list
+  elements: str
+  sample:
+    - "secure-inter-broker (kafka): brokers replicate over the TLS inter-broker listener"
+    - "zookeeper-tls-ports (zookeeper): ZooKeeper opens its TLS client port beside the plaintext one and accepts
+      TLS from other members"
+kinds:
+  description: Step -> the kind of host it changes (kafka or zookeeper).
+  returned: always
+  type: dict
+  sample: {secure-listeners: kafka, secure-inter-broker: kafka, zookeeper-tls-ports: zookeeper}
 hosts_by_step:
   description: Step -> the hosts it changes (all of its kind), for each step this run takes.
   returned: always
   type: dict
+  sample: {secure-inter-broker: [kafka1, kafka2, kafka3], zookeeper-tls-ports: [zk1, zk2, zk3]}
 """
 
 from ansible.module_utils.basic import AnsibleModule
