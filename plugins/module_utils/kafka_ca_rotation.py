@@ -43,14 +43,14 @@ def rotation_plan(hosts, old, new, stop_after=""):
     first run that takes a phase makes it). The same fingerprint twice is a promotion cut off after the copy:
     finished when every host is on that CA alone."""
     if stop_after and stop_after not in PHASES:
-        return {"refusals": [refusal("unknown_phase", (
+        return {"refusals": [refusal("rotate-unknown-phase", (
             f"Refusing: stop_after={stop_after} is not a phase; the phases are {', '.join(PHASES)}."))],
             "done": [], "todo": [], "this_run": [], "promote": False}
     if old == new:
         on_it = {"trusted": [old], "issuer": old}
         if hosts and all({k: s[k] for k in on_it} == on_it for s in hosts.values()):
             return {"refusals": [], "done": list(PHASES), "todo": [], "this_run": [], "promote": True}
-        return {"refusals": [refusal("same_ca", (
+        return {"refusals": [refusal("rotate-same-ca", (
             "Refusing: the next CA (ca-next) is the CA in use (same fingerprint) but not every host is on it alone. "
             "Remove ca-next only if it is a copy you made; rotate_ca.yml makes the next CA itself."))],
             "done": [], "todo": [], "this_run": [], "promote": False}
@@ -58,7 +58,7 @@ def rotation_plan(hosts, old, new, stop_after=""):
     for host, state in sorted(hosts.items()):
         phases = host_phases(state, old, new)
         if phases is None:
-            refusals.append(refusal("unknown_trust", (
+            refusals.append(refusal("rotate-unknown-trust", (
                 f"Refusing: {host} trusts {sorted(state['trusted']) or 'no CA'} and presents a certificate issued "
                 f"by {state['issuer']}, which is neither a step of rotating {old} to {new} nor where it starts. "
                 "Bring the host back to the CA in use (site.yml) or finish by hand; changing trust now could cut "
@@ -68,14 +68,14 @@ def rotation_plan(hosts, old, new, stop_after=""):
         # Files ahead of the process: it still runs the phase before its files' last one.
         running[host] = phases - {max(phases, key=PHASES.index)} if phases and state["restart_pending"] else phases
     if not hosts:
-        refusals.append(refusal("no_hosts", "Refusing: the inventory names no hosts to rotate."))
+        refusals.append(refusal("rotate-no-hosts", "Refusing: the inventory names no hosts to rotate."))
     # Every host must finish a phase before any starts the next: a host that trusts only the new CA
     # while another still presents the old one's certificate would refuse it.
     for i, phase in enumerate(PHASES[1:], start=1):
         behind = sorted(h for h, done in installed.items() if PHASES[i - 1] not in done)
         ahead = sorted(h for h, done in installed.items() if phase in done)
         if behind and ahead:
-            refusals.append(refusal("phase_order", (
+            refusals.append(refusal("rotate-phase-order", (
                 f"Refusing: {', '.join(ahead)} already {_WHAT[phase]} while {', '.join(behind)} not yet "
                 f"{_WHAT[PHASES[i - 1]]}. That is not a state this playbook makes; roll the hosts behind to "
                 f"'{PHASES[i - 1]}' by hand or restore the others' files before a rerun.")))

@@ -31,7 +31,7 @@ def _describe_endpoints(broker):
 def unclean_refusal(state, what):
     if not state.get("unclean_election"):
         return []
-    return [refusal("unclean_leader_election", (
+    return [refusal("unclean-election", (
         f"Refusing to {what}: unclean.leader.election.enable is true on {', '.join(state['unclean_election'])}. "
         "An out-of-sync replica could become leader while the broker re-syncs and drop acknowledged writes. "
         "Set it to false first (kafka-configs.sh --alter --delete-config unclean.leader.election.enable, or "
@@ -58,13 +58,13 @@ def replace_decision(state, request):
     live_elsewhere = registered is not None and not rerun
     fence = False
     if live_elsewhere and not request["fence_failed_host"]:
-        refusals.append(refusal("failed_broker_registered", (
+        refusals.append(refusal("replace-registered", (
             f"Refusing to {what}: it is still registered live at {_describe_endpoints(registered)} "
             f"({failed_host}), and {replacement} would advertise {host}:{port}. Two brokers with one id would "
             f"corrupt its partitions. Stop it on {failed_host} (or power the host off) and rerun, or rerun with "
             "-e fence_failed_host=true to have this playbook stop and disable it.")))
     elif live_elsewhere and request["failed_host_reachable"] is False:
-        refusals.append(refusal("fence_unreachable", (
+        refusals.append(refusal("fence-unreachable", (
             f"Refusing: fence_failed_host=true, but {failed_host} does not answer over SSH, and broker "
             f"{failed_id} is still registered live at {_describe_endpoints(registered)}. Stop it by other means "
             f"(power the host off, cut it off), wait until /brokers/ids/{failed_id} is gone, and rerun without "
@@ -75,23 +75,23 @@ def replace_decision(state, request):
     alone = [p for p in kafka_state.only_in_sync_replica(state, failed_id)
              if not (rerun and _in_isr(state, p, failed_id))]
     if alone and not request["accept_offline_partitions"]:
-        refusals.append(refusal("only_in_sync_copy", (
+        refusals.append(refusal("replace-only-in-sync", (
             f"Refusing to {what}: no other live broker is in the ISR of {len(alone)} partition(s): "
             f"{partition_names(alone)}. They are offline (or would be once it stops) and the replacement starts "
             "empty, so what they held is gone unless the old disk comes back. Try to bring the old broker or disk "
             "back first; to give these partitions up and go on, rerun with -e accept_offline_partitions=true.")))
     if request["replacement_active"] and not rerun:
-        refusals.append(refusal("replacement_runs_broker", (
+        refusals.append(refusal("replacement-runs-broker", (
             f"Refusing to use {replacement} as broker {failed_id}: its kafka service is running "
             f"({_registered_as(state, host, port)}). A replacement must be a host with no broker and empty log "
             "dirs: pick another host, or stop its broker and clear its log dirs on purpose.")))
     if request["replacement_identity"]:
-        refusals.append(refusal("replacement_holds_other_data", (
+        refusals.append(refusal("replacement-other-data", (
             f"Refusing to use {replacement} as broker {failed_id}: {'; '.join(request['replacement_identity'])}. "
             "A replacement must have empty log dirs (or this broker's, on a rerun): pick another host, or clear "
             "them on purpose.")))
     if request["tools_problem"]:
-        refusals.append(refusal("kafka_tools_home", (
+        refusals.append(refusal("tools-before-change", (
             f"Refusing to {what}: {request['tools_problem']}. The throttle of the stopped broker is written "
             "with Kafka's ConfigCommand from the controller: set kafka_tools_home to a Kafka distribution there.")))
     hosted = [p for p in state["partitions"] if failed_id in p["replicas"]]
@@ -127,25 +127,25 @@ def rebuild_decision(state, request):
     refusals = unclean_refusal(state, what)
     stop = kafka_state.stop_check(state, broker_id)
     if stop["only_in_sync_replica"]:
-        refusals.append(refusal("only_in_sync_copy", (
+        refusals.append(refusal("rebuild-only-in-sync", (
             f"Refusing to {what}: no other live broker is in the ISR of {len(stop['only_in_sync_replica'])} "
             f"partition(s): {partition_names(stop['only_in_sync_replica'])}. Its log dirs hold the only in-sync "
             "copy; emptying them loses it. Bring the other replicas back into sync first (start the brokers that "
             "are down, wait for their catch-up), then rerun.")))
     if not stop["safe"]:
-        refusals.append(refusal("below_min_isr", (
+        refusals.append(refusal("rebuild-below-min-isr", (
             f"Refusing to {what}: stopping it would leave {len(stop['blocking'])} partition(s) below "
             f"min.insync.replicas, and acks=all producers would fail: {partition_names(stop['blocking'])}. Wait "
             "until their other replicas are back in the ISR, then rerun.")))
     if request["identity"]:
-        refusals.append(refusal("log_dirs_identity", (
+        refusals.append(refusal("rebuild-other-broker", (
             f"Refusing to {what}: {'; '.join(request['identity'])}. The inventory and this host disagree about "
             "whose data this is, or the disk cannot be read: fix kafka_broker_id or kafka_log_dirs, check that this "
             "is the right host, or repair the filesystem (or replace the disk with replace_broker.yml) first.")))
     need = request.get("bytes_to_copy")
     if request["keep_old_data"] and need is not None and request.get("free_bytes") is not None \
             and request["free_bytes"] < need:
-        refusals.append(refusal("no_room_for_old_data", (
+        refusals.append(refusal("rebuild-no-room-for-old-data", (
             f"Refusing: rebuild_keep_old_data=true keeps the old data on the disk, and the rebuild needs "
             f"{need} more bytes, but only {request['free_bytes']} are free. Free space, or rerun without "
             "rebuild_keep_old_data (the old data is then deleted).")))

@@ -149,7 +149,7 @@ def _out_of_order(kind, hosts):
         for i, name in enumerate(kind_steps):
             missing = [earlier for earlier in kind_steps[:i] if earlier not in done]
             if name in done and missing:
-                refusals.append(refusal("step_order", (
+                refusals.append(refusal("secure-step-order", (
                     f"Refusing: {host} runs '{name}' ({_WHAT[name]}) but not '{missing[0]}' "
                     f"({_WHAT[missing[0]]}). That is not a state this playbook makes, so it cannot tell which "
                     "clients still work; bring the host's configuration back to the open or the secured "
@@ -166,17 +166,17 @@ def conversion_plan(brokers, zookeepers, znode_acls=None, remove_plaintext=False
     Returns refusals, done, todo (in order, this run's), left_after (steps not taken by this run) and the
     sentence that says what the cluster accepts after it."""
     if stop_after is not None and stop_after not in STEP_NAMES:
-        return {"refusals": [refusal("stop_after", (
+        return {"refusals": [refusal("secure-unknown-step", (
             f"Refusing: stop_after={stop_after!r} is not a step; the steps are {', '.join(STEP_NAMES)}."))],
             "done": [], "todo": [], "left_after": [], "after": ""}
     hosts = {KAFKA: brokers, ZOOKEEPER: zookeepers}
     refusals = _out_of_order(KAFKA, brokers) + _out_of_order(ZOOKEEPER, zookeepers)
     if stop_after in PLAINTEXT_REMOVAL and not remove_plaintext:
-        refusals.append(refusal("stop_after", (
+        refusals.append(refusal("secure-plaintext-removal-needs-flag", (
             f"Refusing: stop_after={stop_after} removes a plaintext port, which happens only with "
             "remove_plaintext=true (every client must have moved to the secured ports first).")))
     if not brokers or not zookeepers:
-        refusals.append(refusal("no_hosts", "Refusing: the inventory names no brokers or no ZooKeeper members."))
+        refusals.append(refusal("secure-no-hosts", "Refusing: the inventory names no brokers or no ZooKeeper members."))
     wanted = [name for name in STEP_NAMES if remove_plaintext or name not in PLAINTEXT_REMOVAL]
     done = []
     for name in STEP_NAMES:

@@ -1,7 +1,61 @@
-"""A refusal as every plan of the kit returns it (kafka_recovery, kafka_secure_conversion, kafka_ca_rotation):
-{"rule": the rule's name, "message": the cause, what it concerns, and what to do}. The playbooks show the
-messages and stop."""
+"""The kit's safety rules, one registry, and a refusal as every plan of the kit returns it.
+
+RULES names each rule once: refusal() takes its ids, tests/rule_removal.py takes each rule out by id to show its lab
+tests fail without it, and docs/safety-rules.md (written by make rule-removal) shows the ids and texts. A refusal is
+{"rule": its id, "message": the cause, what it concerns, and what to do}; the playbooks show the messages and stop
+(the plan role's stop_on_refusals)."""
+
+RULES = {
+    # Replacing and rebuilding a broker (kafka_recovery.py)
+    "unclean-election": "refuse while unclean.leader.election.enable is true (replace, rebuild)",
+    "rebuild-only-in-sync": "rebuild refuses to empty the only in-sync copy",
+    "rebuild-below-min-isr": "rebuild refuses when its stop would leave partitions below min ISR",
+    "rebuild-gate-before-stop": "rebuild stops the broker only through the safe-to-stop gate, right before",
+    "rebuild-other-broker": "rebuild refuses log dirs that hold another broker's data or cannot be read",
+    "rebuild-no-room-for-old-data": "rebuild with rebuild_keep_old_data refuses a disk without room for a second copy",
+    "unreadable-disk": "a log dir that cannot be read is refused, not taken as empty",
+    "replace-registered": "replace refuses a failed broker that is still registered live",
+    "fence-unreachable": "replace refuses to fence a failed host that does not answer",
+    "replace-only-in-sync": "replace refuses when the failed broker held the only in-sync copy",
+    "replacement-runs-broker": "replace refuses a replacement host whose kafka service runs",
+    "replacement-other-data": "replace refuses a replacement whose log dirs hold other data",
+    "tools-before-change": "replace refuses before any change when kafka_tools_home cannot run",
+    "identity-by-advertised-name": "a registered broker is matched by the endpoint it advertises, not ansible_host "
+                                   "(a rerun of a failed replace completes)",
+    # Rolls (the roll role)
+    "roll-safe-to-stop-gate": "a rolling restart stops a broker only if no partition falls below min ISR",
+    "roll-healthy-gate": "the next broker waits until the restarted one is registered and in every ISR",
+    "controller-last": "the active controller is restarted last",
+    "zookeeper-quorum-gate": "a ZooKeeper member restarts only while the quorum has a leader and all serve",
+    "zookeeper-leader-last": "ZooKeeper followers first, the leader last",
+    "rerun-finishes-roll": "a roll that failed or was killed is finished by the rerun (the restart marks)",
+    "kraft-controller-gate": "a controller stops only while the other voters are a caught-up majority",
+    "controller-host-gone": "a controller roll stops, naming the host, when a controller host does not answer",
+    "wait-fails-fast": "a wait fails at once on an error waiting cannot fix",
+    # Replication throttles
+    "throttle-removed-on-failure": "a throttle is removed also when the run fails",
+    "throttle-recorded-first": "what a throttle adds is recorded before it is written",
+    # Securing the cluster (kafka_secure_conversion.py)
+    "secure-unknown-step": "secure_cluster.yml refuses a stop_after that names no step",
+    "secure-plaintext-removal-needs-flag": "secure_cluster.yml removes a plaintext port only with "
+                                           "remove_plaintext=true",
+    "secure-step-order": "secure_cluster.yml refuses a host that took a step without the ones before it",
+    "secure-no-hosts": "secure_cluster.yml refuses an inventory without brokers or ZooKeeper members",
+    # Rotating the CA (kafka_ca_rotation.py)
+    "rotate-unknown-phase": "rotate_ca.yml refuses a stop_after that names no phase",
+    "rotate-same-ca": "rotate_ca.yml refuses a next CA that is the CA in use while hosts are not on it alone",
+    "rotate-unknown-trust": "rotate_ca.yml refuses a host whose trust is no step of the rotation",
+    "rotate-phase-order": "rotate_ca.yml refuses hosts a phase ahead of others",
+    "rotate-no-hosts": "rotate_ca.yml refuses an inventory without hosts to rotate",
+    "rotation-under-way": "the pki role (site.yml) refuses to issue or set trust while a CA rotation is under way",
+    # KRaft and the migration to it
+    "kraft-lost-voter": "a deploy does not format a controller's empty metadata dir next to voters that ran",
+    "migration-under-replicated": "the migration to KRaft does not start while partitions are under-replicated",
+}
 
 
 def refusal(rule, message):
+    """A refusal of the registry's rule `rule` (KeyError for an id the registry does not have)."""
+    if rule not in RULES:
+        raise KeyError(f"{rule!r} is not a rule of module_utils/refusal.RULES")
     return {"rule": rule, "message": message}

@@ -50,27 +50,27 @@ def test_a_finished_rotation_has_nothing_left():
 
 def test_a_host_with_a_new_certificate_while_another_trusts_only_the_old_ca_is_refused():
     plan = _plan(START, kafka1=REISSUED)
-    assert _rules(plan) == ["phase_order"]
+    assert _rules(plan) == ["rotate-phase-order"]
     assert plan["refusals"][0]["message"].startswith(
         "Refusing: kafka1 already presents a certificate from the new CA while kafka2, zk1 not yet trusts")
 
 
 def test_a_host_trusting_only_the_new_ca_while_another_presents_the_old_is_refused():
-    assert _rules(_plan(TRUST_BOTH, kafka2=FINISHED)) == ["phase_order"]
+    assert _rules(_plan(TRUST_BOTH, kafka2=FINISHED)) == ["rotate-phase-order"]
 
 
 def test_unknown_trust_is_refused_and_names_the_host():
     plan = _plan(START, zk1={**START, "trusted": ["someone-else"], "issuer": "someone-else"})
-    assert _rules(plan) == ["unknown_trust"] and "zk1" in plan["refusals"][0]["message"]
+    assert _rules(plan) == ["rotate-unknown-trust"] and "zk1" in plan["refusals"][0]["message"]
     # Trusting only the new CA while presenting the old one's certificate: the others would be cut off.
-    assert _rules(_plan(START, zk1={**START, "trusted": [NEW], "issuer": OLD})) == ["unknown_trust"]
+    assert _rules(_plan(START, zk1={**START, "trusted": [NEW], "issuer": OLD})) == ["rotate-unknown-trust"]
     # A certificate from a CA the host itself does not trust.
-    assert _rules(_plan(START, zk1={**START, "trusted": [OLD], "issuer": NEW})) == ["unknown_trust"]
+    assert _rules(_plan(START, zk1={**START, "trusted": [OLD], "issuer": NEW})) == ["rotate-unknown-trust"]
 
 
 def test_the_same_ca_and_no_hosts_are_refused():
-    assert _rules(rot.rotation_plan({"kafka1": TRUST_BOTH}, OLD, OLD)) == ["same_ca"]
-    assert _rules(rot.rotation_plan({}, OLD, NEW)) == ["no_hosts"]
+    assert _rules(rot.rotation_plan({"kafka1": TRUST_BOTH}, OLD, OLD)) == ["rotate-same-ca"]
+    assert _rules(rot.rotation_plan({}, OLD, NEW)) == ["rotate-no-hosts"]
 
 
 def test_a_host_whose_files_changed_but_which_did_not_restart_still_runs_the_phase_before():
@@ -90,7 +90,7 @@ def test_stop_after_takes_the_phases_up_to_it_and_promotes_only_after_the_last()
     # A phase already done: nothing to take, nothing to promote yet.
     assert rot.rotation_plan({"zk1": REISSUED}, OLD, NEW, "trust-both")["this_run"] == []
     assert not rot.rotation_plan({"zk1": REISSUED}, OLD, NEW, "trust-both")["promote"]
-    assert _rules(rot.rotation_plan({"zk1": START}, OLD, NEW, "trust-everything")) == ["unknown_phase"]
+    assert _rules(rot.rotation_plan({"zk1": START}, OLD, NEW, "trust-everything")) == ["rotate-unknown-phase"]
 
 
 def test_every_phase_done_leaves_only_the_promotion():
@@ -102,7 +102,7 @@ def test_a_promotion_cut_off_after_the_copy_finishes_and_anything_else_with_one_
     on_new = {"trusted": [NEW], "issuer": NEW, "restart_pending": False}
     assert rot.rotation_plan({"zk1": on_new, "kafka1": on_new}, NEW, NEW)["promote"]
     plan = rot.rotation_plan({"zk1": on_new, "kafka1": REISSUED}, NEW, NEW)
-    assert _rules(plan) == ["same_ca"] and not plan["promote"] and plan["this_run"] == []
+    assert _rules(plan) == ["rotate-same-ca"] and not plan["promote"] and plan["this_run"] == []
 
 
 def test_before_the_next_ca_is_made_every_host_has_every_phase_left():

@@ -38,7 +38,7 @@ def test_replace_goes_ahead_on_a_healthy_cluster():
 
 def test_replace_refuses_unclean_election_naming_where():
     decision = kr.replace_decision(_state(HEALTHY_WITHOUT_2, unclean=["topic t"]), _replace())
-    assert _rules(decision) == ["unclean_leader_election"]
+    assert _rules(decision) == ["unclean-election"]
     assert "topic t" in decision["refusals"][0]["message"]
 
 
@@ -46,13 +46,13 @@ def test_a_registered_failed_broker_is_refused_unless_fenced():
     brokers = {1: _broker("kafka1.lab"), 2: _broker("kafka2.lab"), 3: _broker("kafka3.lab")}
     state = _state([(1, [1, 2, 3], [1, 2, 3])], brokers)
     refused = kr.replace_decision(state, _replace())
-    assert _rules(refused) == ["failed_broker_registered"]
+    assert _rules(refused) == ["replace-registered"]
     assert "kafka2.lab:9092" in refused["refusals"][0]["message"]
     assert "fence_failed_host=true" in refused["refusals"][0]["message"]
     fenced = kr.replace_decision(state, _replace(fence_failed_host=True, failed_host_reachable=True))
     assert fenced["refusals"] == [] and fenced["fence"]
     unreachable = kr.replace_decision(state, _replace(fence_failed_host=True, failed_host_reachable=False))
-    assert _rules(unreachable) == ["fence_unreachable"]
+    assert _rules(unreachable) == ["fence-unreachable"]
 
 
 def test_the_replacement_registered_at_its_advertised_name_is_a_rerun_not_a_live_failed_broker():
@@ -63,7 +63,7 @@ def test_the_replacement_registered_at_its_advertised_name_is_a_rerun_not_a_live
     assert decision["refusals"] == [] and decision["rerun"] and not decision["fence"]
     # The same id at the replacement's name but another port is not the replacement.
     other_port = kr.replace_decision(state, _replace(replacement_endpoint=("kafka4.lab", 9093)))
-    assert "failed_broker_registered" in _rules(other_port)
+    assert "replace-registered" in _rules(other_port)
 
 
 def test_endpoint_matching_ignores_case_and_reads_every_listener():
@@ -76,7 +76,7 @@ def test_endpoint_matching_ignores_case_and_reads_every_listener():
 def test_only_in_sync_copy_is_refused_unless_accepted():
     state = _state([(1, [1, 2, 3], [1, 3]), (-1, [2, 3, 1], [2])])
     decision = kr.replace_decision(state, _replace())
-    assert _rules(decision) == ["only_in_sync_copy"]
+    assert _rules(decision) == ["replace-only-in-sync"]
     assert "t[1]" in decision["refusals"][0]["message"] and "accept_offline_partitions" in \
         decision["refusals"][0]["message"]
     accepted = kr.replace_decision(state, _replace(accept_offline_partitions=True))
@@ -86,16 +86,16 @@ def test_only_in_sync_copy_is_refused_unless_accepted():
 def test_a_replacement_that_runs_a_broker_or_holds_other_data_is_refused():
     brokers = {1: _broker("kafka1.lab"), 3: _broker("kafka3.lab"), 7: _broker("kafka4.lab")}
     running = kr.replace_decision(_state(HEALTHY_WITHOUT_2, brokers), _replace(replacement_active=True))
-    assert _rules(running) == ["replacement_runs_broker"]
+    assert _rules(running) == ["replacement-runs-broker"]
     assert "registered as broker 7" in running["refusals"][0]["message"]
     data = kr.replace_decision(_state(HEALTHY_WITHOUT_2), _replace(
         replacement_identity=["/var/lib/kafka/data holds the data of broker.id 7, not 2"]))
-    assert _rules(data) == ["replacement_holds_other_data"]
+    assert _rules(data) == ["replacement-other-data"]
 
 
 def test_replace_without_kafka_tools_is_refused_before_anything_changes():
     decision = kr.replace_decision(_state(HEALTHY_WITHOUT_2), _replace(tools_problem="kafka_tools_home ('') must"))
-    assert _rules(decision) == ["kafka_tools_home"]
+    assert _rules(decision) == ["tools-before-change"]
 
 
 def _rebuild(**overrides):
@@ -114,21 +114,21 @@ def test_rebuild_goes_ahead_when_the_others_are_in_sync():
 def test_rebuild_refuses_below_min_isr_and_only_copy():
     state = _state([(3, [3, 1, 2], [3, 1]), (3, [3, 1, 2], [3])], FULL)
     decision = kr.rebuild_decision(state, _rebuild())
-    assert _rules(decision) == ["only_in_sync_copy", "below_min_isr"]
+    assert _rules(decision) == ["rebuild-only-in-sync", "rebuild-below-min-isr"]
     assert "t[1]" in decision["refusals"][0]["message"] and "t[0-1]" in decision["refusals"][1]["message"]
 
 
 def test_rebuild_refuses_foreign_or_unreadable_log_dirs():
     state = _state([(1, [1, 2, 3], [1, 2, 3])], FULL)
     decision = kr.rebuild_decision(state, _rebuild(identity=["/d cannot be read: Input/output error"]))
-    assert _rules(decision) == ["log_dirs_identity"]
+    assert _rules(decision) == ["rebuild-other-broker"]
     assert "Input/output error" in decision["refusals"][0]["message"]
 
 
 def test_rebuild_keeping_old_data_needs_room_for_the_copy():
     state = _state([(1, [1, 2, 3], [1, 2, 3])], FULL)
     tight = kr.rebuild_decision(state, _rebuild(keep_old_data=True, free_bytes=100, bytes_to_copy=101))
-    assert _rules(tight) == ["no_room_for_old_data"]
+    assert _rules(tight) == ["rebuild-no-room-for-old-data"]
     assert kr.rebuild_decision(state, _rebuild(keep_old_data=True, free_bytes=101, bytes_to_copy=101))[
         "refusals"] == []
     assert kr.rebuild_decision(state, _rebuild(keep_old_data=False, free_bytes=1, bytes_to_copy=101))[

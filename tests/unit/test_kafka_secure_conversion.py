@@ -97,28 +97,28 @@ def test_stop_after_refusals_name_the_steps():
     def plan(stop_after):
         return conv.conversion_plan(_brokers(OPEN_BROKER), _zookeepers(OPEN_ZOOKEEPER), stop_after=stop_after)
     unknown = plan("tls")
-    assert [r["rule"] for r in unknown["refusals"]] == ["stop_after"]
+    assert [r["rule"] for r in unknown["refusals"]] == ["secure-unknown-step"]
     assert "secure-listeners" in unknown["refusals"][0]["message"]
     removal = plan("kafka-plaintext-removed")
-    assert [r["rule"] for r in removal["refusals"]] == ["stop_after"]
+    assert [r["rule"] for r in removal["refusals"]] == ["secure-plaintext-removal-needs-flag"]
     assert "remove_plaintext=true" in removal["refusals"][0]["message"]
 
 
 def test_a_broker_that_set_acls_without_logging_in_is_refused():
     brokers = _brokers(OPEN_BROKER, kafka2={"config": _with(OPEN_BROKER, zookeeper_set_acl="true")})
     plan = conv.conversion_plan(brokers, _zookeepers(OPEN_ZOOKEEPER))
-    assert [r["rule"] for r in plan["refusals"]] == ["step_order"]
+    assert [r["rule"] for r in plan["refusals"]] == ["secure-step-order"]
     assert plan["refusals"][0]["message"].startswith("Refusing: kafka2 runs 'brokers-set-zookeeper-acls'")
 
 
 def test_a_zookeeper_member_without_its_plaintext_port_but_no_tls_quorum_is_refused():
     zookeepers = _zookeepers(OPEN_ZOOKEEPER, zk3={"config": {"secureClientPort": "2182"}})
     plan = conv.conversion_plan(_brokers(OPEN_BROKER), zookeepers)
-    assert [r["rule"] for r in plan["refusals"]] == ["step_order"] and "zk3" in plan["refusals"][0]["message"]
+    assert [r["rule"] for r in plan["refusals"]] == ["secure-step-order"] and "zk3" in plan["refusals"][0]["message"]
 
 
 def test_no_hosts_is_refused():
-    assert [r["rule"] for r in conv.conversion_plan({}, _zookeepers(OPEN_ZOOKEEPER))["refusals"]] == ["no_hosts"]
+    assert [r["rule"] for r in conv.conversion_plan({}, _zookeepers(OPEN_ZOOKEEPER))["refusals"]] == ["secure-no-hosts"]
 
 
 def test_broker_steps_read_the_inter_broker_protocol_without_a_listener_name():
