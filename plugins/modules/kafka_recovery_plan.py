@@ -108,7 +108,7 @@ refusals:
   type: list
   elements: dict
   sample:
-    - rule: below_min_isr
+    - rule: rebuild-below-min-isr
       message: "Refusing to rebuild broker 3 (kafka3): stopping it would leave 1 partition(s) below min.insync.replicas,
         and acks=all producers would fail: orders-4. Wait until their other replicas are back in the ISR, then rerun."
 plan:
