@@ -113,10 +113,23 @@ test-migration: setup
 		--junitxml=.cache/test-results/migration.xml
 	python tests/drills/rollback_kraft_migration.py
 
+# Then ansible-test's sanity tests of the collection (plugins/, meta/, roles/): validate-modules (each module's
+# DOCUMENTATION against its argument spec, attributes, RETURN), ansible-doc (every module and filter renders; filters'
+# docs are checked against their functions by tests/unit/test_filter_docs.py), compile, import, runtime-metadata,
+# yamllint of the embedded docs, action-plugin-docs, symlinks and the small checks. tests/sanity/ignore-2.19.txt lists
+# what is skipped and why. pep8 and pylint are left out: ruff is this project's Python linter, with its own style.
+# Offline: ansible-test makes each test's virtual environment without pip and downloads get-pip.py from a host these
+# machines cannot reach. With HOME in .cache/ansible-test, its cache holds scripts/ansible_test_get_pip.py under the
+# name of ansible-core 2.19's get-pip (pip 24.2): pip from ensurepip, then the tests' requirements from PyPI.
+# ansible-test needs the collection at ansible_collections/kafkaops/toolkit: ANSIBLE_TEST_CONTENT_ROOT names the link.
+ANSIBLE_TEST_HOME := $(CURDIR)/.cache/ansible-test
 lint: setup
 	yamllint --strict .
 	ansible-lint
 	ruff check .
+	install -D -m 0644 scripts/ansible_test_get_pip.py $(ANSIBLE_TEST_HOME)/.ansible/test/cache/get_pip_24_2.py
+	HOME=$(ANSIBLE_TEST_HOME) ANSIBLE_TEST_CONTENT_ROOT=$(COLLECTION_LINK) ansible-test sanity --local \
+		--python-interpreter $(VENV)/bin/python --skip-test pep8 --skip-test pylint plugins/ meta/ roles/
 
 unit: setup
 	pytest -q tests/unit --junitxml=.cache/test-results/unit.xml

@@ -2,11 +2,7 @@
 (a phase: fencing a broker, catching up, ...) from its start to its first host's result, appended to the file
 named by KAFKAOPS_TIMELINE_MARKS (format: canary/marks.py). Without that variable it does nothing."""
 
-import json
-import os
-import time
-
-from ansible.plugins.callback import CallbackBase
+# ruff: noqa: E402 - an Ansible plugin's DOCUMENTATION comes before its imports (ansible-test validate-modules)
 
 DOCUMENTATION = """
 name: timeline_marks
@@ -18,6 +14,12 @@ description:
 requirements:
   - enable in ansible.cfg (callbacks_enabled)
 """
+
+import json
+import os
+import time
+
+from ansible.plugins.callback import CallbackBase
 
 PHASE_TAG = "timeline"
 
