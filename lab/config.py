@@ -6,6 +6,8 @@ import pathlib
 
 import yaml
 
+from .shell import LabError
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
 INVENTORY = REPO / "inventories" / "lab" / "hosts.yml"
 
@@ -65,6 +67,15 @@ def load_hosts(inventory=INVENTORY):
             else:
                 hosts[name] = Host(name, hostvars["ansible_host"], (group,))
     return list(hosts.values())
+
+
+def host(name, inventory=INVENTORY):
+    """The lab host called name (its inventory name or its DNS name, as brokers advertise it)."""
+    hosts = load_hosts(inventory)
+    for found in hosts:
+        if name in (found.name, found.fqdn):
+            return found
+    raise LabError(f"no lab host {name!r} in {inventory}; hosts: {', '.join(h.name for h in hosts)}")
 
 
 def bridge_address(hosts):

@@ -1,5 +1,6 @@
 """Fixtures shared by the unit tests."""
 
+import os
 import pathlib
 import sys
 
@@ -31,3 +32,11 @@ def spark_session():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture
+def shell_without_venv():
+    """The environment of a fresh shell on the machine with no venv activated: the system PATH, no VIRTUAL_ENV.
+    What a documented command finds when run from a fresh clone as written."""
+    return {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "HOME": os.environ.get("HOME", "/root")}
