@@ -11,7 +11,6 @@ import os
 import pathlib
 import re
 import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -19,12 +18,12 @@ import time
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from lab import config, machines, measure  # noqa: E402
+from lab import ansible, config, machines, measure  # noqa: E402
 
 
 def timed(cmd):
     started = time.monotonic()
-    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+    proc = ansible.run(cmd)  # as the operator: `python -m lab ...`, `ansible-playbook ...`
     if proc.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     return time.monotonic() - started, proc.stdout

@@ -12,7 +12,6 @@ Run: make bench-rebuild   (the lab must be up and deployed: make deploy; takes a
 
 import argparse
 import pathlib
-import subprocess
 import sys
 import time
 
@@ -21,7 +20,7 @@ sys.path.insert(0, str(REPO))
 
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
-from lab import cluster_settings, config, machines  # noqa: E402
+from lab import ansible, cluster_settings, config, machines  # noqa: E402
 from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.measure import LogBytesSampler, copy_window  # noqa: E402
 from lab.traffic import fill  # noqa: E402
@@ -63,18 +62,13 @@ c.close()
 """
 
 
-def host(name):
-    return next(h for h in config.load_hosts() if h.name == name)
-
-
 def rebuild(throttle):
     """Run the playbook; returns (wall seconds, bytes copied, copy seconds)."""
-    sampler = LogBytesSampler(host("kafka3"), interval=0.1)
+    sampler = LogBytesSampler(config.host("kafka3"), interval=0.1)
     sampler.start()
     started = time.monotonic()
-    proc = subprocess.run(["ansible-playbook", "playbooks/rebuild_broker.yml", "-e", "broker_host=kafka3",
-                           "-e", f"replication_throttle_bytes_per_sec={throttle}"],
-                          cwd=REPO, capture_output=True, text=True)
+    proc = ansible.playbook("playbooks/rebuild_broker.yml", "-e", "broker_host=kafka3",
+                            "-e", f"replication_throttle_bytes_per_sec={throttle}")
     wall = time.monotonic() - started
     samples = sampler.stop()
     if proc.returncode != 0:
@@ -86,9 +80,9 @@ def rebuild(throttle):
 def raw_copy():
     """(bytes, seconds) of the topic's segment files sent by kafka1 and kafka2 (half each, in parallel)
     to kafka3's data disk over plain TCP."""
-    receiver = host("kafka3")
-    with (machines.ssh(receiver) as rx, machines.ssh(host("kafka1")) as tx1,
-          machines.ssh(host("kafka2")) as tx2):
+    receiver = config.host("kafka3")
+    with (machines.ssh(receiver) as rx, machines.ssh(config.host("kafka1")) as tx1,
+          machines.ssh(config.host("kafka2")) as tx2):
         _, rx_out, rx_err = rx.exec_command(f"python3 -c '{RECEIVER}'", timeout=600)
         if rx_out.readline().strip() != "ready":
             sys.exit(f"raw copy receiver failed: {rx_err.read().decode()}")

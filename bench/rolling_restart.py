@@ -7,7 +7,6 @@ Run: make bench-roll   (the lab must be up and deployed: make deploy)
 
 import json
 import pathlib
-import subprocess
 import sys
 import tempfile
 import time
@@ -18,7 +17,7 @@ sys.path.insert(0, str(REPO))
 
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
-from lab import cluster_settings  # noqa: E402
+from lab import ansible, cluster_settings  # noqa: E402
 from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.traffic import AckedProducer, read_all  # noqa: E402
 
@@ -43,9 +42,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         report_path = pathlib.Path(tmp) / "roll.json"
         started = time.monotonic()
-        cmd = ["ansible-playbook", "playbooks/rolling_restart.yml",
-               "-e", f"rolling_restart_report={report_path}"]
-        proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+        proc = ansible.playbook("playbooks/rolling_restart.yml", extra_vars={"rolling_restart_report": report_path})
         wall = time.monotonic() - started
         unreported = producer.stop()
         if proc.returncode != 0:

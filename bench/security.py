@@ -18,7 +18,6 @@ import argparse
 import json
 import pathlib
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,7 +28,7 @@ sys.path.insert(0, str(REPO))
 
 from canary import Canary, ensure_topic  # noqa: E402
 from canary.ledger import read_acked  # noqa: E402
-from lab import cluster_settings  # noqa: E402
+from lab import ansible, cluster_settings  # noqa: E402
 from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.traffic import delete_topic  # noqa: E402
 
@@ -37,7 +36,7 @@ PLAINTEXT_PORT = 9092  # the kafka_broker role's kafka_plaintext_port
 
 
 def playbook(*args):
-    done = subprocess.run(["ansible-playbook", *args], cwd=REPO, capture_output=True, text=True)
+    done = ansible.playbook(*args)
     if done.returncode:
         sys.exit(f"ansible-playbook {' '.join(args)} failed:\n{done.stdout[-3000:]}")
 

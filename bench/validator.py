@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO))
 from confluent_kafka.admin import AdminClient  # noqa: E402
 
 from canary import Canary, ensure_topic  # noqa: E402
-from lab import cluster_settings, spark  # noqa: E402
+from lab import ansible, cluster_settings, spark  # noqa: E402
 from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.measure import rss_kib, run_with_peak_rss  # noqa: E402
 
@@ -76,8 +76,7 @@ class ExecutorMemory:
 
 
 def snapshot(folder):
-    subprocess.run(["ansible-playbook", "playbooks/snapshot_offsets.yml", "-e", f"snapshot_dir={folder}"],
-                   cwd=REPO, check=True, capture_output=True)
+    ansible.playbook("playbooks/snapshot_offsets.yml", extra_vars={"snapshot_dir": folder}).check_returncode()
     return max(folder.glob("*/*/cluster.json"), key=lambda p: p.parent.name).parent
 
 

@@ -58,13 +58,6 @@ def status(hosts):
               f"{'running' if running else 'stopped':<8} {state}")
 
 
-def _host(hosts, name):
-    for host in hosts:
-        if host.name == name:
-            return host
-    raise LabError(f"no lab host {name!r}; hosts: {', '.join(h.name for h in hosts)}")
-
-
 def heal(hosts):
     up(hosts)  # boots the hosts that were powered off
     faults.heal(hosts)
@@ -109,11 +102,11 @@ def main(argv=None):
         if args.command == "spark-down":
             spark.down()
             return 0
-        host = _host(hosts, args.host)
+        host = config.host(args.host)
         if args.command in SERVICE_FAULTS:
             SERVICE_FAULTS[args.command](host, args.service)
         elif args.command == "cut":
-            faults.cut(host, [_host(hosts, n) for n in args.peers] if args.peers else hosts)
+            faults.cut(host, [config.host(n) for n in args.peers] if args.peers else hosts)
         elif args.command == "slow":
             faults.slow(host, args.rate)
         else:

@@ -3,10 +3,8 @@ role derives them from inventories/lab: playbooks/client_settings.yml writes the
 
 import functools
 import json
-import os
-import subprocess
 
-from . import config
+from . import ansible, config
 
 PATH = config.REPO / ".cache" / "lab" / "client-settings.json"
 
@@ -16,9 +14,7 @@ def load():
     """{"metadata_mode", "bootstrap_servers", "zookeeper_connect" ("" on KRaft), "brokers": {host: "host:port"},
     "zookeeper_members": {host: "host:port"}, "kafka": librdkafka configuration, "kafka_java": Java client
     properties, "kazoo": KazooClient options, "connection": the modules' options}, written once per process."""
-    env = dict(os.environ, ANSIBLE_CONFIG=str(config.REPO / "ansible.cfg"))
-    proc = subprocess.run(["ansible-playbook", "playbooks/client_settings.yml", "-e",
-                           f"client_settings_path={PATH}"], cwd=config.REPO, env=env, capture_output=True, text=True)
+    proc = ansible.playbook("playbooks/client_settings.yml", extra_vars={"client_settings_path": PATH})
     if proc.returncode:
         raise RuntimeError(f"playbooks/client_settings.yml failed:\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
     return json.loads(PATH.read_text())

@@ -28,7 +28,7 @@ sys.path[:0] = [str(REPO), str(REPO / "tests" / "integration")]
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource  # noqa: E402
 from throttles import throttles_anywhere  # noqa: E402
 
-from lab import cluster_settings, config  # noqa: E402
+from lab import ansible, cluster_settings, config  # noqa: E402
 from lab.cli import up  # noqa: E402
 from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.machines import run_on  # noqa: E402
@@ -92,14 +92,14 @@ RULES = [
          '    if request["tools_problem"]:\n', "    if False:\n",
          [REPLACE_DOWN + "test_refuses_without_kafka_tools_before_anything_changes"]),
     Rule("roll-safe-to-stop-gate", "a rolling restart stops a broker only if no partition falls below min ISR",
-         "playbooks/tasks/restart_broker.yml",
+         "roles/roll/tasks/broker.yml",
          '- name: "Gate: wait until it may stop without a partition below min ISR: {{ _broker_host }}"\n'
          "  kafkaops.toolkit.kafka_broker_safe_to_stop:\n",
          '- name: "The gate, removed"\n  ansible.builtin.debug:\n  when: false\n  vars:\n    _removed:\n',
          [T + "test_rolling_restart.py::test_roll_refuses_a_stop_that_would_leave_partitions_below_min_isr",
-          T + "test_site_config_change.py::test_config_change_rolls_brokers_through_the_gates"]),
+          T + "test_site_config_change.py::test_a_config_change_rolls_members_leader_last_then_brokers_through_the_gates"]),
     Rule("roll-healthy-gate", "the next broker waits until the restarted one is registered and in every ISR",
-         "playbooks/tasks/restart_broker.yml",
+         "roles/roll/tasks/broker.yml",
          '- name: "Gate: wait until it is registered and back in the ISR of every partition it hosts: '
          '{{ _broker_host }}"\n  tags: timeline\n  kafkaops.toolkit.kafka_broker_wait_healthy:\n',
          '- name: "The gate, removed"\n  ansible.builtin.debug:\n  when: false\n  vars:\n    _removed:\n',
@@ -109,7 +109,7 @@ RULES = [
          '    others = [b for b in ordered if b != state["controller_id"]]\n', "    others = ordered\n",
          [T + "test_rolling_restart.py::test_roll_under_load_restarts_each_broker_once_loses_nothing_controller_last"]),
     Rule("zookeeper-quorum-gate", "a ZooKeeper member restarts only while the quorum has a leader and all serve",
-         "playbooks/tasks/restart_one_zookeeper.yml",
+         "roles/roll/tasks/zookeeper.yml",
          '- name: "Gate: the quorum has a leader and every member serves, before restarting {{ _member }}"\n'
          "  kafkaops.toolkit.zookeeper_ensemble_info:\n",
          '- name: "The gate, removed"\n  ansible.builtin.debug:\n  when: false\n  vars:\n    _removed:\n',
@@ -119,12 +119,11 @@ RULES = [
          '    return followers + ([state["leader"]] if state["leader"] else [])\n',
          '    return sorted(state["nodes"])\n',
          [T + "test_rolling_restart_zookeeper.py::test_roll_restarts_every_member_once_the_leader_last",
-          T + "test_site_config_change.py::test_zookeeper_config_change_rolls_members_one_at_a_time_the_leader_last"]),
+          T + "test_site_config_change.py::test_a_config_change_rolls_members_leader_last_then_brokers_through_the_gates"]),
     Rule("rerun-finishes-roll", "a roll that failed or was killed is finished by the rerun (the restart marks)",
          "plugins/module_utils/service_restart.py",
          "    return marked_at is not None and float(marked_at) > started\n", "    return False\n",
-         [T + "test_site_config_change.py::test_a_broker_roll_killed_midway_is_finished_by_the_rerun",
-          T + "test_site_config_change.py::test_a_zookeeper_roll_that_failed_is_finished_by_the_rerun"]),
+         [T + "test_site_config_change.py::test_rolls_killed_or_failed_midway_are_finished_by_the_rerun"]),
     Rule("wait-fails-fast", "a wait fails at once on an error waiting cannot fix",
          "plugins/action/kafka_wait.py",
          '            if not result.get("retryable"):\n', "            if False:\n",
@@ -178,7 +177,7 @@ RULES = [
          [T + "kraft_deploy.py::test_a_controller_is_not_stopped_while_the_others_are_no_caught_up_majority"],
          lab="kraft"),
     Rule("controller-host-gone", "a controller roll stops, naming the host, when a controller host does not answer",
-         "playbooks/tasks/restart_one_controller.yml", "  when: _gone | length > 0\n", "  when: false\n",
+         "roles/roll/tasks/controller.yml", "  when: _gone | length > 0\n", "  when: false\n",
          [T + "kraft_rolling_restart.py::test_a_controller_host_that_dies_mid_roll_stops_the_run_naming_it"],
          lab="kraft"),
     Rule("migration-under-replicated", "the migration to KRaft does not start while partitions are under-replicated",
@@ -197,29 +196,25 @@ RULES = [
 ]
 
 
-def _host(name):
-    return next(h for h in config.load_hosts() if h.name == name)
-
-
 def _wait_healthy(broker_id):
     settings = cluster_settings.load()
     args = json.dumps(dict(settings["connection"], broker_id=broker_id, wait_timeout=900))
-    subprocess.run(["ansible", "localhost", "-m", "kafkaops.toolkit.kafka_broker_wait_healthy", "-a", args],
-                   cwd=REPO, check=True, capture_output=True)
+    waited = ansible.run(["ansible", "localhost", "-m", "kafkaops.toolkit.kafka_broker_wait_healthy", "-a", args])
+    waited.check_returncode()
 
 
 def kafka4_spare_again():
     """kafka4 a bare spare again; kafka2 booted, its broker enabled and restarted as broker 2."""
-    run_on(_host("kafka4"), "systemctl disable --now kafka 2>/dev/null; rm -rf /etc/kafka "
+    run_on(config.host("kafka4"), "systemctl disable --now kafka 2>/dev/null; rm -rf /etc/kafka "
                             "/etc/systemd/system/kafka.service /var/lib/kafka/data; systemctl daemon-reload")
     up(config.load_hosts())
-    run_on(_host("kafka2"), "systemctl enable kafka && systemctl restart kafka")
+    run_on(config.host("kafka2"), "systemctl enable kafka && systemctl restart kafka")
     _wait_healthy(2)
 
 
 def kafka3_own_data():
     """kafka3's log dir given back broker.id 3 (a run without the identity rule wrote another id)."""
-    run_on(_host("kafka3"), "sed -i 's/^broker.id=.*/broker.id=3/' /var/lib/kafka/data/meta.properties && "
+    run_on(config.host("kafka3"), "sed -i 's/^broker.id=.*/broker.id=3/' /var/lib/kafka/data/meta.properties && "
                             "systemctl restart kafka")
     _wait_healthy(3)
 
@@ -240,8 +235,7 @@ def clear_throttles():
 
 def migration_rolled_back():
     """The steps a migration run without its precheck took (up to the controllers step), rolled back."""
-    subprocess.run(["ansible-playbook", "playbooks/rollback_kraft_migration.yml"], cwd=REPO, check=True,
-                   capture_output=True, env=dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg")))
+    ansible.playbook("playbooks/rollback_kraft_migration.yml").check_returncode()
 
 
 HEALS = {"throttles": clear_throttles, "kafka4": kafka4_spare_again, "kafka3": kafka3_own_data,

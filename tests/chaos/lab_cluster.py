@@ -3,14 +3,12 @@ healthy again, and the project's playbooks run as an operator runs them."""
 
 import hashlib
 import json
-import os
-import subprocess
 import time
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
-from lab import cluster_settings, config
+from lab import ansible, cluster_settings, config
 from lab.cluster_settings import kafka_config, kazoo_client
 
 # What settings() reads: the topic's durability settings, and the broker's timeouts that decide when a
@@ -32,9 +30,6 @@ class LabCluster:
     def admin(self):
         return AdminClient(kafka_config(self.bootstrap))
 
-    def _host_at(self, name):
-        return next(h for h in self.hosts.values() if h.fqdn == name)
-
     def broker_id(self, host):
         """The id of the broker registered under the host's name."""
         admin = self.admin()
@@ -45,11 +40,11 @@ class LabCluster:
         admin = self.admin()
         metadata = admin.list_topics(topic, timeout=10)
         broker_id = metadata.topics[topic].partitions[partition].leader
-        return self._host_at(metadata.brokers[broker_id].host)
+        return config.host(metadata.brokers[broker_id].host)
 
     def controller(self):
         admin = self.admin()
-        return self._host_at(admin.describe_cluster(request_timeout=10).result(15).controller.host)
+        return config.host(admin.describe_cluster(request_timeout=10).result(15).controller.host)
 
     def _zookeeper(self, read):
         """read(client) with a fresh ZooKeeper session, closed afterwards."""
@@ -155,10 +150,8 @@ class LabCluster:
 
 def run_playbook(playbook, *args):
     """Run one of the project's playbooks as an operator would; output is shown as it comes."""
-    env = dict(os.environ, ANSIBLE_CONFIG=str(config.REPO / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0",
-               ANSIBLE_NOCOLOR="1")
-    command = ["ansible-playbook", f"playbooks/{playbook}", *args]
+    command = ansible.command(f"playbooks/{playbook}", *args)
     print(f"  $ {' '.join(command)}", flush=True)
-    proc = subprocess.run(command, cwd=config.REPO, env=env, capture_output=True, text=True)
+    proc = ansible.run(command, env=ansible.environment(**ansible.NO_COLOR))
     print(proc.stdout[-6000:], proc.stderr[-3000:], flush=True)
     return proc

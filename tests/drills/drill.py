@@ -2,27 +2,25 @@
 reading which hosts a playbook run changed."""
 
 import json
-import os
 import pathlib
 import re
 import shutil
-import subprocess
 import sys
 import time
 
 REPO = pathlib.Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(REPO))
 
-
-def ansible_env(**extra):
-    """This process's environment with the repo's ansible.cfg (and extra variables): what an operator's shell has."""
-    return dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), **extra)
+from lab import ansible, config  # noqa: E402
+from lab.machines import run_on  # noqa: E402
 
 
 def run(command, log_dir, cwd=REPO, env=None):
-    """Run command; exits the drill with its output when it fails. Returns (process, wall seconds)."""
+    """Run command as the operator (env: default lab.ansible.environment()); exits the drill with its output when it
+    fails. Returns (process, wall seconds)."""
     print(f"$ {' '.join(command)}", flush=True)
     started = time.monotonic()
-    proc = subprocess.run(command, cwd=cwd, env=env or ansible_env(), capture_output=True, text=True)
+    proc = ansible.run(command, env=env, cwd=cwd)
     log_dir.mkdir(parents=True, exist_ok=True)
     with open(log_dir / "commands.log", "a", encoding="utf-8") as log:
         log.write(f"$ {' '.join(command)}\n{proc.stdout}{proc.stderr}\n")
@@ -34,16 +32,14 @@ def run(command, log_dir, cwd=REPO, env=None):
 def refused(command, log, reasons, env=None):
     """Run a command that must be refused: it exits non-zero and its stdout shows every text of reasons. Its output
     goes to the file log. Returns (refused, the hosts its PLAY RECAP counts a change on)."""
-    proc = subprocess.run(command, cwd=REPO, env=env or ansible_env(), capture_output=True, text=True)
+    proc = ansible.run(command, env=env)
     log.write_text(proc.stdout + proc.stderr)
     return proc.returncode != 0 and all(r in proc.stdout for r in reasons), changed_hosts(proc.stdout)
 
 
 def on_host(name, command):
     """A command as root on the lab host of that name (lab.machines.run_on): its stdout."""
-    from lab import config
-    from lab.machines import run_on
-    return run_on(next(h for h in config.load_hosts() if h.name == name), command)
+    return run_on(config.host(name), command)
 
 
 def fresh_lab(work):
@@ -62,11 +58,9 @@ def changed_hosts(output):
 def validate(before, ledger, snapshots, report, canaries, env=None):
     """validate_recovery.yml (the Spark validator) over the canaries' ledger against the before snapshot. Returns
     the figures (acknowledged and failed sends of every canary, lost records, verdict, the playbook's exit code)
-    and the problems among them. env: the playbook's environment (default: this one with the repo's ansible.cfg)."""
-    proc = subprocess.run(
-        ["ansible-playbook", "playbooks/validate_recovery.yml", "-e", f"before_snapshot={before}", "-e",
-         f"ledger={ledger}", "-e", f"snapshot_dir={snapshots}", "-e", f"report_dir={report}"],
-        cwd=REPO, capture_output=True, text=True, env=env or ansible_env())
+    and the problems among them. env: the playbook's environment (default: lab.ansible.environment())."""
+    proc = ansible.playbook("playbooks/validate_recovery.yml", env=env, extra_vars={
+        "before_snapshot": before, "ledger": ledger, "snapshot_dir": snapshots, "report_dir": report})
     result = json.loads((report / "result.json").read_text())
     figures = {"acked": sum(c["acked"] for c in canaries), "failed": sum(c["failed"] for c in canaries),
                "lost": result["lost_records_total"], "verdict": result["verdict"], "validator_exit": proc.returncode}

@@ -39,7 +39,7 @@ from bench.rolling_restart import roll_figures  # noqa: E402
 from canary import Canary, ensure_topic  # noqa: E402
 from canary.availability import unavailable_seconds  # noqa: E402
 from canary.ledger import read_acked, read_failed  # noqa: E402
-from lab import cluster_settings  # noqa: E402
+from lab import ansible, cluster_settings  # noqa: E402
 
 WORK = REPO / ".cache" / "drills" / "migrate-to-kraft"
 RATE = 200  # canary records per second
@@ -49,7 +49,7 @@ STEPS = [("controllers", ["-e", "migration_until=controllers"]),
          ("brokers_kraft", ["-e", "migration_until=brokers_kraft"]),
          ("finalize", ["-e", "finalize=true"])]
 ROLLS_BROKERS = ("brokers_migration", "brokers_kraft")
-KRAFT = drill.ansible_env(KAFKAOPS_LAB_METADATA_MODE="kraft")
+KRAFT = ansible.environment(KAFKAOPS_LAB_METADATA_MODE="kraft")
 
 
 def run(command, env=None):

@@ -15,7 +15,6 @@ Run: make security-drills   (takes the lab down and up: about 15 minutes)
 """
 
 import json
-import os
 import pathlib
 import shutil
 import subprocess
@@ -29,7 +28,7 @@ sys.path.insert(0, str(REPO))
 import drill  # noqa: E402
 
 from canary import Canary, ensure_topic  # noqa: E402
-from lab import cluster_settings  # noqa: E402
+from lab import ansible, cluster_settings  # noqa: E402
 
 OPEN_COMMIT = "7881921"  # the last commit whose roles deploy an open cluster
 WORK = REPO / ".cache" / "drills" / "secure-cluster"
@@ -53,7 +52,7 @@ def deploy_open_cluster():
     link.parent.mkdir(parents=True)
     link.symlink_to(old)
     _, seconds = run(["ansible-playbook", "playbooks/site.yml"], cwd=old,
-                     env=dict(os.environ, ANSIBLE_CONFIG=str(old / "ansible.cfg")))
+                     env=ansible.environment(ANSIBLE_CONFIG=str(old / "ansible.cfg")))
     return seconds
 
 

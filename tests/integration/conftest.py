@@ -11,7 +11,7 @@ import pytest
 import yaml
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from lab import cluster_settings, config
+from lab import ansible, cluster_settings, config
 from lab.cluster_settings import kafka_config, kazoo_client
 from lab.machines import run_on
 from lab.traffic import delete_topic
@@ -72,10 +72,10 @@ def run_module():
             args = cluster_settings.load()["connection"] | args
         name = name if "." in name else f"kafkaops.toolkit.{name}"
         # Ad-hoc output is "localhost | STATUS => {result as JSON}".
-        env = dict(_ansible_env(), ANSIBLE_STDOUT_CALLBACK="ansible.builtin.minimal",
-                   ANSIBLE_CALLBACK_RESULT_FORMAT="json")
+        env = ansible.environment(**ansible.NO_COLOR, ANSIBLE_STDOUT_CALLBACK="ansible.builtin.minimal",
+                                  ANSIBLE_CALLBACK_RESULT_FORMAT="json")
         cmd = ["ansible", "localhost", "-m", name, "-a", json.dumps(args)] + (["--check"] if check else [])
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=config.REPO, env=env)
+        proc = ansible.run(cmd, env=env)
         try:
             status, result = proc.stdout.split(" => ", 1)
             result = json.loads(result)
@@ -106,19 +106,14 @@ def topic(settings, bootstrap_servers):
     delete_topic(bootstrap_servers, name)  # a test may have moved the controller
 
 
-def _ansible_env():
-    return dict(os.environ, ANSIBLE_CONFIG=str(config.REPO / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0",
-                ANSIBLE_NOCOLOR="1")
-
-
 @pytest.fixture(scope="session")
 def run_playbook():
     """Run one of the project's playbooks as an operator would; returns the finished process, with
     .output: what the operator sees, the play output and the errors printed apart, with the callback's
     line wrapping undone."""
     def run(playbook, *args, env=None):
-        cmd = ["ansible-playbook", f"playbooks/{playbook}", *args]
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=config.REPO, env=_ansible_env() | (env or {}))
+        extra = ansible.NO_COLOR | (env or {})
+        proc = ansible.playbook(f"playbooks/{playbook}", *args, env=ansible.environment(**extra))
         print(proc.stdout[-20000:], proc.stderr[-5000:])  # shown by pytest when the test fails
         proc.output = " ".join((proc.stdout + proc.stderr).split())
         return proc
@@ -134,8 +129,8 @@ def playbook_at(tmp_path):
     def start(playbook, args, line, timeout=300):
         log = tmp_path / f"{playbook}.log"
         with open(log, "w") as out:
-            proc = subprocess.Popen(["ansible-playbook", f"playbooks/{playbook}", *args], cwd=config.REPO,
-                                    env=_ansible_env(), stdout=out, stderr=subprocess.STDOUT,
+            proc = subprocess.Popen(ansible.command(f"playbooks/{playbook}", *args), cwd=config.REPO,
+                                    env=ansible.environment(**ansible.NO_COLOR), stdout=out, stderr=subprocess.STDOUT,
                                     start_new_session=True)
         deadline = time.monotonic() + timeout
         while line not in log.read_text():
@@ -159,7 +154,7 @@ def kill_playbook_at(playbook_at):
 
 
 @pytest.fixture
-def zookeeper_leader(run_module, settings, zookeepers):
+def zookeeper_leader(run_module, settings):
     """The ZooKeeper leader, made not the last member in inventory order (by restarting it there), so that
     a roll in inventory order would not put it last by chance."""
     def ensemble():
@@ -168,7 +163,7 @@ def zookeeper_leader(run_module, settings, zookeepers):
         return result
     leader = ensemble()["leader"]
     if leader == list(settings["zookeeper_members"])[-1]:
-        run_on(next(h for h in zookeepers if h.name == leader), "systemctl restart zookeeper")
+        run_on(config.host(leader), "systemctl restart zookeeper")
         leader = ensemble()["leader"]
     return leader
 

@@ -59,7 +59,7 @@ def test_a_controller_host_that_dies_mid_roll_stops_the_run_naming_it(playbook_a
     proc, log = playbook_at("rolling_restart.yml", ("-e", '{"rolling_restart_brokers": []}'), rejoin_gate)
     restarting = re.findall(r"TASK \[Restart the controller: (ctrl\d)\]", log.read_text())[-1]
     victim = next(h for h in controllers if h.name != restarting)
-    reader = next(h for h in controllers if h.name == restarting)
+    reader = config.host(restarting)
     machines.power_off(victim)  # while another controller is coming back
     try:
         proc.wait(timeout=600)

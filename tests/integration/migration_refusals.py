@@ -11,6 +11,7 @@ from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, C
 from lab_hosts import ssh_run
 from unchanged import lab_state
 
+from lab import config
 from lab.cluster_settings import kafka_config, kazoo_client
 
 
@@ -37,12 +38,12 @@ def _migration_znode(settings):
 
 
 @pytest.fixture
-def server_properties_line(brokers):
+def server_properties_line():
     """Append a line to a broker's server.properties (the broker keeps running on the old file); taken back."""
     edited = []
 
     def append(name, line):
-        host = next(h for h in brokers if h.name == name)
+        host = config.host(name)
         ssh_run(host, f"cp -p /etc/kafka/server.properties /root/server.properties.saved && "
                       f"echo '{line}' >> /etc/kafka/server.properties")
         edited.append(host)
@@ -74,9 +75,9 @@ def test_unclean_leader_election_is_refused(run_playbook, settings):
         admin.delete_topics([topic])[topic].result(30)
 
 
-def test_under_replicated_partitions_are_refused(run_playbook, settings, brokers, run_module, topic):
+def test_under_replicated_partitions_are_refused(run_playbook, settings, run_module, topic):
     """topic: partitions on every broker (a fresh lab may have none)."""
-    kafka3 = next(h for h in brokers if h.name == "kafka3")
+    kafka3 = config.host("kafka3")
     ssh_run(kafka3, "systemctl stop kafka")  # a controlled shutdown: it leaves every ISR at once
     try:
         _refused(run_playbook, settings, "partition(s) are under-replicated")
@@ -86,8 +87,8 @@ def test_under_replicated_partitions_are_refused(run_playbook, settings, brokers
         assert not healthy["failed"], healthy.get("msg")
 
 
-def test_an_unhealthy_zookeeper_is_refused(run_playbook, settings, zookeepers, run_module):
-    zk3 = next(h for h in zookeepers if h.name == "zk3")
+def test_an_unhealthy_zookeeper_is_refused(run_playbook, settings, run_module):
+    zk3 = config.host("zk3")
     ssh_run(zk3, "systemctl stop zookeeper")
     try:
         _refused(run_playbook, settings, "ZooKeeper is unhealthy: zk3 not serving")

@@ -11,10 +11,6 @@ from lab import config
 from lab.config import REPO
 
 
-def _host(name):
-    return next(h for h in config.load_hosts() if h.name == name)
-
-
 def _lab(*args):
     proc = subprocess.run([sys.executable, "-m", "lab", *args], cwd=REPO, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
@@ -45,7 +41,7 @@ def healthy_brokers_afterwards(run_module, bootstrap_servers, zookeeper_connect)
 
 
 def test_kill_ends_the_jvm_and_systemd_starts_a_new_one():
-    kafka3 = _host("kafka3")
+    kafka3 = config.host("kafka3")
     before, _ = _jvm(kafka3, "kafka")
     _lab("kill", "kafka3", "kafka")
     _lab("start", "kafka3", "kafka")
@@ -54,7 +50,7 @@ def test_kill_ends_the_jvm_and_systemd_starts_a_new_one():
 
 
 def test_pause_stops_the_jvm_and_resume_continues_it():
-    zk3 = _host("zk3")
+    zk3 = config.host("zk3")
     pid, _ = _jvm(zk3, "zookeeper")
     _lab("pause", "zk3", "zookeeper")
     assert _jvm(zk3, "zookeeper") == (pid, "T")
@@ -63,16 +59,16 @@ def test_pause_stops_the_jvm_and_resume_continues_it():
 
 
 def test_cut_drops_traffic_to_the_given_hosts_only_and_connect_restores_it():
-    kafka1, zk1, zk2 = _host("kafka1"), _host("zk1"), _host("zk2")
+    kafka1, zk1, zk2 = config.host("kafka1"), config.host("zk1"), config.host("zk2")
     _lab("cut", "kafka1", "--from", "zk1")
     assert not _reaches(kafka1, zk1, 2182) and _reaches(kafka1, zk2, 2182)
     _lab("connect", "kafka1")
     assert _reaches(kafka1, zk1, 2182)
     _lab("cut", "kafka1")
-    assert not _reaches(kafka1, zk2, 2182) and not _reaches(kafka1, _host("kafka2"), 9093)
+    assert not _reaches(kafka1, zk2, 2182) and not _reaches(kafka1, config.host("kafka2"), 9093)
     assert ssh_run(kafka1, "echo still reached from the controller").strip()
     _lab("heal")
-    assert _reaches(kafka1, zk2, 2182) and _reaches(kafka1, _host("kafka2"), 9093)
+    assert _reaches(kafka1, zk2, 2182) and _reaches(kafka1, config.host("kafka2"), 9093)
 
 
 def _qdisc(host):
@@ -81,7 +77,7 @@ def _qdisc(host):
 
 
 def test_slow_limits_the_interface_and_unslow_lifts_it():
-    kafka2 = _host("kafka2")
+    kafka2 = config.host("kafka2")
     _lab("slow", "kafka2", "--rate", "2mbit")
     assert "tbf" in _qdisc(kafka2) and "rate 2Mbit" in _qdisc(kafka2)
     _lab("unslow", "kafka2")
@@ -89,7 +85,7 @@ def test_slow_limits_the_interface_and_unslow_lifts_it():
 
 
 def test_fill_takes_the_free_space_and_unfill_gives_it_back():
-    kafka2 = _host("kafka2")
+    kafka2 = config.host("kafka2")
     free = "df -B1 --output=avail /var/lib/kafka | tail -1"
     before = int(ssh_run(kafka2, free))
     _lab("fill", "kafka2")
@@ -108,7 +104,7 @@ def _write_probe(host):
 @pytest.mark.parametrize("fault, error", [("readonly", "Read-only file system"),
                                           ("unplug", "Input/output error")])
 def test_a_failed_data_filesystem_refuses_writes_until_repaired(fault, error):
-    kafka4 = _host("kafka4")  # the spare: no broker to disturb
+    kafka4 = config.host("kafka4")  # the spare: no broker to disturb
     assert _write_probe(kafka4) == "written"
     _lab(fault, "kafka4")
     assert error in _write_probe(kafka4)

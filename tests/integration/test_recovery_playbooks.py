@@ -23,10 +23,6 @@ MIB = 1024 * 1024
 REPLACE = ("-e", "failed_host=kafka2", "-e", "replacement_host=kafka4")
 
 
-def _host(name):
-    return next(h for h in config.load_hosts() if h.name == name)
-
-
 def _conn(bootstrap_servers, zookeeper_connect):
     return dict(bootstrap_servers=bootstrap_servers, zookeeper_connect=zookeeper_connect)
 
@@ -44,7 +40,7 @@ def _data_listing(host):
 
 def test_rebuild_check_mode_shows_the_plan_and_changes_nothing(
         run_playbook, bootstrap_servers, brokers, topic):
-    kafka3 = _host("kafka3")
+    kafka3 = config.host("kafka3")
     before = (service_starts(brokers, "kafka"), _data_listing(kafka3))
     proc = run_playbook("rebuild_broker.yml", "-e", "broker_host=kafka3", "--check")
     assert proc.returncode == 0, proc.stdout[-3000:]
@@ -78,7 +74,7 @@ def test_rebuild_under_load_holds_the_throttle_and_loses_nothing(
         run_playbook, run_module, bootstrap_servers, zookeeper_connect, bulk_topic):
     throttle = 4 * MIB
     producer = AckedProducer(bootstrap_servers, bulk_topic, rate=200)
-    sampler = LogBytesSampler(_host("kafka3"))
+    sampler = LogBytesSampler(config.host("kafka3"))
     producer.start()
     sampler.start()
     try:
@@ -106,10 +102,10 @@ def test_rebuild_under_load_holds_the_throttle_and_loses_nothing(
 def _spare_again_and_kafka2_back(run_module, conn):
     """Undo a replacement: kafka4 a bare spare again, kafka2 booted if it was powered off and its broker
     enabled and started if it was fenced (broker 2 starts on its old data and catches up)."""
-    ssh_run(_host("kafka4"), "systemctl disable --now kafka 2>/dev/null; rm -rf /etc/kafka "
+    ssh_run(config.host("kafka4"), "systemctl disable --now kafka 2>/dev/null; rm -rf /etc/kafka "
                              f"/etc/systemd/system/kafka.service {DATA_DIR}; systemctl daemon-reload")
     up(config.load_hosts())
-    ssh_run(_host("kafka2"), "systemctl enable --now kafka")
+    ssh_run(config.host("kafka2"), "systemctl enable --now kafka")
     _wait_healthy(run_module, conn, 2)
 
 
@@ -125,7 +121,7 @@ def _tools_without_config_command(folder):
 def test_replace_a_powered_off_broker_under_load_loses_nothing(
         run_playbook, run_module, bootstrap_servers, zookeeper_connect, topic, tmp_path):
     conn = _conn(bootstrap_servers, zookeeper_connect)
-    kafka2, kafka4 = _host("kafka2"), _host("kafka4")
+    kafka2, kafka4 = config.host("kafka2"), config.host("kafka4")
     filled = fill(bootstrap_servers, topic, 32 * MIB)
     producer = AckedProducer(bootstrap_servers, topic, rate=300)
     producer.start()
@@ -201,7 +197,7 @@ def test_replace_a_powered_off_broker_under_load_loses_nothing(
 def test_replace_fences_a_live_broker_when_asked(
         run_playbook, run_module, bootstrap_servers, zookeeper_connect, topic):
     conn = _conn(bootstrap_servers, zookeeper_connect)
-    kafka2, kafka4 = _host("kafka2"), _host("kafka4")
+    kafka2, kafka4 = config.host("kafka2"), config.host("kafka4")
     try:
         proc = run_playbook("replace_broker.yml", *REPLACE, "-e", "fence_failed_host=true")
         assert proc.returncode == 0, proc.output[-3000:]

@@ -10,7 +10,7 @@ import uuid
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 from lab_hosts import service_starts, ssh_run
-from test_recovery_playbooks import DATA_DIR, MIB, REPLACE, _conn, _data_listing, _host, _wait_healthy
+from test_recovery_playbooks import DATA_DIR, MIB, REPLACE, _conn, _data_listing, _wait_healthy
 from throttles import throttles_anywhere
 from unchanged import lab_state
 
@@ -77,14 +77,14 @@ def test_rebuild_refuses_a_stop_that_leaves_partitions_below_min_isr(
         run_playbook, run_module, settings, bootstrap_servers, zookeeper_connect, topics):
     conn = _conn(bootstrap_servers, zookeeper_connect)
     name = topics([[1, 2, 3]])
-    ssh_run(_host("kafka1"), "systemctl stop kafka")
+    ssh_run(config.host("kafka1"), "systemctl stop kafka")
     try:
         _wait_unregistered(run_module, conn, 1)
         output = _refused(run_playbook, settings, "rebuild_broker.yml", "-e", "broker_host=kafka3")
         assert "stopping it would leave" in output and "below min.insync.replicas" in output
         assert f"{name}[0]" in output
     finally:
-        ssh_run(_host("kafka1"), "systemctl start kafka")
+        ssh_run(config.host("kafka1"), "systemctl start kafka")
         _wait_healthy(run_module, conn, 1)
 
 
@@ -96,7 +96,7 @@ def test_rebuild_stops_the_broker_only_through_the_gate_right_before_the_stop(
     keeps running on its data, and the throttle the run set after the plan is removed."""
     conn = _conn(bootstrap_servers, zookeeper_connect)
     name = topics([[2, 1, 3]])
-    kafka1, kafka3 = _host("kafka1"), _host("kafka3")
+    kafka1, kafka3 = config.host("kafka1"), config.host("kafka3")
     before = (service_starts([kafka3], "kafka"), _data_listing(kafka3))
     run, log = playbook_at("rebuild_broker.yml", ["-e", "broker_host=kafka3", "-e", "rolling_restart_stop_timeout=10"],
                            "TASK [Show the plan]")
@@ -140,7 +140,7 @@ def test_rebuild_refuses_log_dirs_of_another_broker(run_playbook, settings, tmp_
 
 def test_rebuild_refuses_a_disk_that_cannot_be_read(run_playbook, run_module, settings, bootstrap_servers,
                                                     zookeeper_connect):
-    kafka3 = _host("kafka3")
+    kafka3 = config.host("kafka3")
     ssh_run(kafka3, "systemctl stop kafka")  # the broker a failed disk brought down
     faults.unplug(kafka3)
     try:
@@ -153,7 +153,7 @@ def test_rebuild_refuses_a_disk_that_cannot_be_read(run_playbook, run_module, se
 
 def test_rebuild_refuses_to_keep_old_data_without_room_for_a_copy(
         run_playbook, settings, bootstrap_servers, topic):
-    kafka3 = _host("kafka3")
+    kafka3 = config.host("kafka3")
     fill(bootstrap_servers, topic, 64 * MIB)
     faults.fill(kafka3, leave=16 * MIB)  # room for Kafka's own checkpoints, not for 64 MiB more
     try:
@@ -173,7 +173,7 @@ def test_replace_refuses_a_broker_that_is_still_registered(run_playbook, setting
 
 
 def test_replace_refuses_to_fence_a_host_that_does_not_answer(run_playbook, settings):
-    kafka2 = _host("kafka2")
+    kafka2 = config.host("kafka2")
     before = lab_state(settings)
     faults.refuse_ssh(kafka2)  # a hung host whose broker still serves
     try:
@@ -190,12 +190,12 @@ def broker2_down(run_module, bootstrap_servers, zookeeper_connect):
     """Broker 2 stopped, and a partition whose only replica it is (offline now); its name."""
     conn = _conn(bootstrap_servers, zookeeper_connect)
     only_on_2 = _new_topic(bootstrap_servers, [[2]])
-    ssh_run(_host("kafka2"), "systemctl stop kafka")
+    ssh_run(config.host("kafka2"), "systemctl stop kafka")
     try:
         _wait_unregistered(run_module, conn, 2)
         yield only_on_2
     finally:
-        ssh_run(_host("kafka2"), "systemctl start kafka")
+        ssh_run(config.host("kafka2"), "systemctl start kafka")
         _wait_healthy(run_module, conn, 2)
         delete_topic(bootstrap_servers, only_on_2)
 
@@ -217,7 +217,7 @@ class TestReplaceWhileBroker2IsDown:
         assert f"Refusing to replace broker 2: unclean.leader.election.enable is true on topic {name}" in output
 
     def test_refuses_a_replacement_that_runs_a_broker(self, run_playbook, settings):
-        kafka4 = _host("kafka4")
+        kafka4 = config.host("kafka4")
         unit = "/etc/systemd/system/kafka.service"  # something runs as kafka.service there
         ssh_run(kafka4, f"printf '[Service]\\nExecStart=/bin/sleep 3600\\n' > {unit} && systemctl daemon-reload "
                         "&& systemctl start kafka")

@@ -6,8 +6,6 @@ import json
 import os
 import pathlib
 import stat
-import subprocess
-import sys
 
 import yaml
 from cryptography import x509
@@ -16,9 +14,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from cryptography.x509.verification import PolicyBuilder, Store, VerificationError
 
+from lab import ansible
 from lab.config import REPO, ROOT
 
-BIN = os.path.dirname(sys.executable)
 HOSTS = {
     "kafka-a": {"ansible_host": "192.0.2.11", "kafka_advertised_host": "kafka-a.example.test"},
     "kafka-b": {"ansible_host": "192.0.2.12", "kafka_advertised_host": "kafka-b.example.test"},
@@ -53,12 +51,11 @@ def run_role(tmp_path, *, check=False, host_vars=None, playbook=PLAYBOOK, fails=
     (tmp_path / "inventory.yml").write_text(json.dumps(inventory))  # JSON is YAML
     (tmp_path / "play.yml").write_text(playbook)
     (tmp_path / "vars.json").write_text(json.dumps({"kafka_pki_dir": str(tmp_path / "pki"), **role_vars}))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_")}
-    env.update(ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
-               ANSIBLE_NOCOLOR="1")
-    args = [os.path.join(BIN, "ansible-playbook"), "-i", "inventory.yml", "play.yml", "-e", "@vars.json"]
-    proc = subprocess.run(args + (["--check"] if check else []), cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=300)
+    # Not the caller's ANSIBLE_* settings: the run reads the JSON callback's output.
+    env = ansible.environment({k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_")},
+                              ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_NOCOLOR="1")
+    proc = ansible.playbook("play.yml", "-i", "inventory.yml", "-e", "@vars.json", check=check, env=env, cwd=tmp_path,
+                            timeout=300)
     if fails:
         assert proc.returncode != 0
         return proc.stdout + proc.stderr

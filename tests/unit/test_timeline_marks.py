@@ -3,12 +3,11 @@ marks a playbook's span and its phases (tasks tagged `timeline`), run through an
 
 import json
 import os
-import subprocess
 
 import pytest
 
 from canary.marks import PLAYBOOK_MARKS, add_mark, read_marks
-from lab.config import REPO
+from lab import ansible
 
 PLAYBOOK = """
 - name: Phases
@@ -45,9 +44,8 @@ def test_a_line_that_is_not_a_mark_is_named(tmp_path):
 def test_the_callback_marks_the_playbook_and_its_tagged_tasks(tmp_path):
     (tmp_path / "phases.yml").write_text(PLAYBOOK)
     marks = tmp_path / "marks.jsonl"
-    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), **{PLAYBOOK_MARKS: str(marks)})
-    proc = subprocess.run(["ansible-playbook", str(tmp_path / "phases.yml")], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = ansible.playbook(tmp_path / "phases.yml", env=ansible.environment(**{PLAYBOOK_MARKS: str(marks)}),
+                            timeout=120)
     assert proc.returncode == 0, proc.stdout[-2000:]
     phase, playbook = (json.loads(line) for line in marks.read_text().splitlines())
     assert (phase["label"], playbook["label"]) == ("phases.yml: Fence: kafka9", "phases.yml")
@@ -57,8 +55,7 @@ def test_the_callback_marks_the_playbook_and_its_tagged_tasks(tmp_path):
 
 def test_the_callback_writes_nothing_without_a_marks_file(tmp_path):
     (tmp_path / "phases.yml").write_text(PLAYBOOK)
-    env = {k: v for k, v in os.environ.items() if k != PLAYBOOK_MARKS} | {"ANSIBLE_CONFIG": str(REPO / "ansible.cfg")}
-    proc = subprocess.run(["ansible-playbook", str(tmp_path / "phases.yml")], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+    env = ansible.environment({k: v for k, v in os.environ.items() if k != PLAYBOOK_MARKS})
+    proc = ansible.playbook(tmp_path / "phases.yml", env=env, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert list(tmp_path.iterdir()) == [tmp_path / "phases.yml"]
