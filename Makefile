@@ -113,11 +113,12 @@ test-migration: setup
 		--junitxml=.cache/test-results/migration.xml
 	python tests/drills/rollback_kraft_migration.py
 
-# Then ansible-test's sanity tests of the collection (plugins/, meta/, roles/): validate-modules (each module's
-# DOCUMENTATION against its argument spec, attributes, RETURN), ansible-doc (every module and filter renders; filters'
-# docs are checked against their functions by tests/unit/test_filter_docs.py), compile, import, runtime-metadata,
-# yamllint of the embedded docs, action-plugin-docs, symlinks and the small checks. tests/sanity/ignore-2.19.txt lists
-# what is skipped and why. pep8 and pylint are left out: ruff is this project's Python linter, with its own style.
+# yamllint, ansible-lint (production profile) and ruff, then ansible-test's sanity tests of the collection (plugins/,
+# meta/, roles/): validate-modules (each module's DOCUMENTATION against its argument spec, attributes, RETURN),
+# ansible-doc (every module and filter renders; tests/unit/test_plugin_docs.py checks the filters' docs against their
+# functions), compile, import, runtime-metadata, yamllint of the embedded docs, action-plugin-docs, symlinks and the
+# small checks; tests/sanity/ignore-2.19.txt lists what is skipped and why. pep8 and pylint are left out: ruff is this
+# project's Python linter, with its own style (line length 120, `_` as a throwaway name).
 # Offline: ansible-test makes each test's virtual environment without pip and downloads get-pip.py from a host these
 # machines cannot reach. With HOME in .cache/ansible-test, its cache holds scripts/ansible_test_get_pip.py under the
 # name of ansible-core 2.19's get-pip (pip 24.2): pip from ensurepip, then the tests' requirements from PyPI.

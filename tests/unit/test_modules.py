@@ -183,22 +183,3 @@ def test_throttle_records_are_found_by_their_file_names_only(tmp_path):
                                                              12: str(folder / "broker-12.json")}
     assert records_of(str(tmp_path), "cluster-a", 12) == {12: str(folder / "broker-12.json")}
     assert records_of(str(tmp_path), "cluster-b", None) == {}
-
-
-@pytest.mark.parametrize("name", ["kafka_acl", "kafka_scram_user"])
-def test_the_documented_suboptions_are_the_argument_spec(name):
-    """ansible-doc renders DOCUMENTATION, AnsibleModule checks ARGUMENT_SPEC: list options with suboptions
-    are written in both, and must say the same."""
-    import yaml
-    spec = importlib.util.spec_from_file_location(name, REPO / "plugins" / "modules" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-
-    def fields(options):
-        return {key: (o["type"], o.get("required", False), o.get("choices"), o.get("default"))
-                for key, o in options.items()}
-    documented = yaml.safe_load(module.DOCUMENTATION)["options"]
-    lists = {key: o for key, o in module.ARGUMENT_SPEC.items() if "options" in o}
-    assert lists, f"{name} has no list option with suboptions"
-    for key, option in lists.items():
-        assert fields(documented[key]["suboptions"]) == fields(option["options"]), key
