@@ -97,7 +97,8 @@ RULES = [
          "  kafkaops.toolkit.kafka_broker_safe_to_stop:\n",
          '- name: "The gate, removed"\n  ansible.builtin.debug:\n  when: false\n  vars:\n    _removed:\n',
          [T + "test_rolling_restart.py::test_roll_refuses_a_stop_that_would_leave_partitions_below_min_isr",
-          T + "test_site_config_change.py::test_a_config_change_rolls_members_leader_last_then_brokers_through_the_gates"]),
+          T + "test_site_config_change.py::"
+              "test_a_config_change_rolls_members_leader_last_then_brokers_through_the_gates"]),
     Rule("roll-healthy-gate", "the next broker waits until the restarted one is registered and in every ISR",
          "roles/roll/tasks/broker.yml",
          '- name: "Gate: wait until it is registered and back in the ISR of every partition it hosts: '
@@ -119,7 +120,8 @@ RULES = [
          '    return followers + ([state["leader"]] if state["leader"] else [])\n',
          '    return sorted(state["nodes"])\n',
          [T + "test_rolling_restart_zookeeper.py::test_roll_restarts_every_member_once_the_leader_last",
-          T + "test_site_config_change.py::test_a_config_change_rolls_members_leader_last_then_brokers_through_the_gates"]),
+          T + "test_site_config_change.py::"
+              "test_a_config_change_rolls_members_leader_last_then_brokers_through_the_gates"]),
     Rule("rerun-finishes-roll", "a roll that failed or was killed is finished by the rerun (the restart marks)",
          "plugins/module_utils/service_restart.py",
          "    return marked_at is not None and float(marked_at) > started\n", "    return False\n",
