@@ -10,7 +10,8 @@ A ledger is a canary's folder or a JSON lines file (spark/README.md); with one, 
 read back through Spark's Kafka source (jars from .cache/spark-jars, fetched by `make setup`; nothing is
 downloaded at run time).
 Writes DIR/result.json, DIR/report.md and DIR/chart.png. Exit status: 0 = nothing lost, 1 = loss or
-regression found, 2 = bad input (the message says what).
+regression found, 2 = bad input (the message says what), 3 = the validator crashed (its traceback on stderr):
+never 1, so that automation does not take a crash for a loss.
 """
 
 import argparse
@@ -20,16 +21,22 @@ import math
 import os
 import pathlib
 import sys
+import traceback
 
-import checks
-import recovery_report
-import timeline
+EXIT_OK, EXIT_LOSS, EXIT_BAD_INPUT, EXIT_CRASH = 0, 1, 2, 3
+
+try:  # pyspark is imported here: a broken install is a crash, not Python's exit status 1 (a loss)
+    import checks
+    import recovery_report
+    import timeline
+except ImportError:
+    traceback.print_exc()
+    sys.exit(EXIT_CRASH)
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # canary.ledger: how a canary's ledger folder is laid out
 
 JARS_DIR = REPO / ".cache" / "spark-jars"
-EXIT_OK, EXIT_LOSS, EXIT_BAD_INPUT = 0, 1, 2
 SNAPSHOT_FILES = ("cluster.json", "partitions.jsonl", "group_offsets.jsonl")
 DRIVER_DEFAULTS = {"spark.driver.memory": "512m", "spark.driver.extraJavaOptions": "-XX:+UseSerialGC"}
 ROWS_PER_SHUFFLE_PARTITION = 1_000_000  # ledger lines per shuffle partition, at most (shuffle_partitions)
@@ -89,11 +96,29 @@ def submitted():
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
+def submitted_master():
+    """The master spark-submit gave the driver (its --master or --conf spark.master, spark-defaults.conf): a Java
+    system property of the JVM it started. A SparkConf made before pyspark is attached to that JVM is empty (its
+    master always local[*]), so attach first."""
+    from pyspark import SparkConf, SparkContext
+    SparkContext._ensure_initialized()  # connects to spark-submit's JVM (PYSPARK_GATEWAY_PORT); starts no context
+    return SparkConf().get("spark.master", "local[*]")
+
+
+def effective_master(master_option, conf, submitted_to=None):
+    """The master the session gets (spark_session): a --conf spark.master=..., the last one, overrides the rest;
+    then spark-submit's master (submitted_to, None when not under spark-submit), which --master does not change;
+    then --master (master_option); local[*] without any."""
+    settings = dict(setting.partition("=")[::2] for setting in conf)
+    if "spark.master" in settings:
+        return settings["spark.master"]
+    if submitted_to is not None:
+        return submitted_to
+    return master_option or "local[*]"
+
+
 def spark_master(args):
-    if submitted():
-        from pyspark import SparkConf
-        return SparkConf().get("spark.master", "local[*]")
-    return args.master or "local[*]"
+    return effective_master(args.master, args.conf, submitted_master() if submitted() else None)
 
 
 def spark_session(master, conf):
@@ -153,10 +178,11 @@ def read_snapshot(spark, snapshot_dir):
 
 def ledger_location_problem(master, ledger):
     """Why the executors of this master could not read the ledger (None when they can): a Spark cluster's
-    executors run on other hosts and read the ledger there, so a path of this machine means nothing to them."""
+    executors (spark://, yarn, k8s://, ...) run on other hosts and read the ledger there, so a path of this
+    machine means nothing to them. The snapshots are read on the driver: a path of this machine is right for them."""
     if not ledger or master.startswith("local") or "://" in ledger:
         return None
-    return (f"--ledger {ledger} is a path on this machine, but the executors of --master {master} run on other "
+    return (f"--ledger {ledger} is a path on this machine, but the executors of the master {master} run on other "
             "hosts and read the ledger there: give a URI every executor can read (file:///PATH on a filesystem "
             "mounted at the same path on the workers, hdfs://..., s3a://...)")
 
@@ -496,6 +522,11 @@ def main(argv=None):
     except BadInput as exc:
         print(f"validate_recovery: bad input: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except Exception:  # anything else is the validator's own failure, not a verdict
+        traceback.print_exc()
+        print(f"validate_recovery: crashed (exit {EXIT_CRASH}), no verdict: the traceback above says where",
+              file=sys.stderr)
+        return EXIT_CRASH
     lost = result["lost_records_total"]
     print(f"verdict: {'NOTHING LOST' if result['exit_status'] == EXIT_OK else 'LOSS OR REGRESSION FOUND'}; "
           f"lost records: {'not checked (no ledger)' if lost is None else lost}; failed checks: "

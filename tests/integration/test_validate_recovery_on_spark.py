@@ -1,8 +1,10 @@
 """The recovery validator on a Spark standalone cluster (lab/spark.py: a master on spark1, workers on spark2 and
 spark3): nothing lost after a clean run, then exactly the records removed with delete_records; the tasks ran on
-the worker hosts, as the application's event log records them."""
+the worker hosts, as the application's event log records them. Through spark-submit, whose --master the job
+reads from its JVM: a ledger path of this machine is refused (exit 2), and a crash is no loss (exit 3)."""
 
 import json
+import os
 import subprocess
 import sys
 import uuid
@@ -34,6 +36,20 @@ def _task_hosts(event_dir):
             if event["Event"] == "SparkListenerTaskEnd":
                 hosts.add(event["Task Info"]["Host"])
     return hosts
+
+
+def _submit(*job_args):
+    """spark/validate_recovery.py submitted to the lab's Spark cluster as spark/README.md shows: the checkout's
+    spark-submit with the venv's Python, its --master and --jars, the driver reachable from the workers. The
+    finished process, with .output: spark-submit passes the job's stderr on through its stdout."""
+    jars = ",".join(str(j) for j in sorted((config.REPO / ".cache" / "spark-jars").glob("*.jar")))
+    proc = subprocess.run([str(config.REPO / ".venv" / "bin" / "spark-submit"), "--master", spark.MASTER_URL,
+                           "--jars", jars, "--conf", f"spark.driver.host={spark.driver_address()}",
+                           "spark/validate_recovery.py", *map(str, job_args)],
+                          cwd=config.REPO, capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
+    proc.output = proc.stdout + proc.stderr
+    return proc
 
 
 def _validate(run_playbook, before, ledger, snapshots, report, events):
@@ -70,14 +86,9 @@ def test_validator_on_a_spark_cluster_finds_nothing_lost_then_exactly_the_delete
     assert len(ran_on) == len(spark.WORKERS), f"tasks ran on {ran_on}: not on every worker"
 
     # The same job through spark-submit (spark/README.md): its --master and --jars hold.
-    jars = ",".join(str(j) for j in sorted((config.REPO / ".cache" / "spark-jars").glob("*.jar")))
-    submitted = subprocess.run([str(config.REPO / ".venv" / "bin" / "spark-submit"), "--master", spark.MASTER_URL,
-                                "--jars", jars, "--conf", f"spark.driver.host={spark.driver_address()}",
-                                "spark/validate_recovery.py", "--before", str(before), "--after", result["after"],
-                                "--ledger", ledger.as_uri(), "--client-settings", str(cluster_settings.PATH),
-                                "--report-dir", str(tmp_path / "submitted")],
-                               cwd=config.REPO, capture_output=True, text=True, timeout=600)
-    assert submitted.returncode == 0, submitted.stderr[-3000:]
+    submitted = _submit("--before", before, "--after", result["after"], "--ledger", ledger.as_uri(),
+                        "--client-settings", cluster_settings.PATH, "--report-dir", tmp_path / "submitted")
+    assert submitted.returncode == 0, submitted.output[-3000:]
     assert json.loads((tmp_path / "submitted" / "result.json").read_text())["topics"][topic] == {
         "acknowledged": 3000, "lost": 0}
 
@@ -91,3 +102,32 @@ def test_validator_on_a_spark_cluster_finds_nothing_lost_then_exactly_the_delete
         (0, o, "below_log_start") for o in expected]
     assert _task_hosts(tmp_path / "events-lossy") <= workers
     admin.delete_topics([topic])[topic].result(30)
+
+
+def test_under_spark_submit_a_local_ledger_path_is_refused_and_a_crash_is_no_loss(spark_cluster, tmp_path):
+    """The cluster is named by spark-submit's --master only. A ledger path of this machine: refused with exit 2
+    before the job starts (it used to start, crash on the executors and exit 1, the status of a loss). A ledger
+    URI of this machine's /tmp, which the driver sees and the workers do not: the job crashes on the executors,
+    exit 3. Neither writes a report."""
+    snapshot = tmp_path / "snapshot"  # read on the driver: a path of this machine is right for it
+    snapshot.mkdir()
+    (snapshot / "cluster.json").write_text(json.dumps({"cluster_id": "c1", "taken_at": "2026-11-21T13:05:01Z",
+                                                       "controller_id": 1, "brokers": []}))
+    (snapshot / "partitions.jsonl").write_text(json.dumps(
+        {"topic": "t", "partition": 0, "log_start_offset": 0, "high_watermark": 1, "leader": 1,
+         "replicas": [1, 2, 3], "isr": [1, 2, 3]}) + "\n")
+    (snapshot / "group_offsets.jsonl").write_text("")
+    ledger = tmp_path / "ledger.jsonl"  # not below spark.SHARED: no worker has it
+    ledger.write_text(json.dumps({"topic": "t", "partition": 0, "offset": 0, "key": "k", "sha256": "ab" * 32}) + "\n")
+    common = ("--before", snapshot, "--after", snapshot, "--client-settings", cluster_settings.PATH)
+
+    refused = _submit(*common, "--ledger", ledger, "--report-dir", tmp_path / "refused")
+    assert refused.returncode == 2, refused.output[-3000:]
+    assert (f"--ledger {ledger} is a path on this machine, but the executors of the master {spark.MASTER_URL} run "
+            "on other hosts") in refused.output
+    assert not (tmp_path / "refused").exists()
+
+    crashed = _submit(*common, "--ledger", ledger.as_uri(), "--report-dir", tmp_path / "crashed")
+    assert crashed.returncode == 3, crashed.output[-3000:]
+    assert "validate_recovery: crashed (exit 3), no verdict" in crashed.output
+    assert not (tmp_path / "crashed").exists()

@@ -2,6 +2,7 @@
 operator runs it (a subprocess), without a cluster."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -89,8 +90,52 @@ def test_a_local_ledger_path_with_a_cluster_master_is_refused(tmp_path):
                 "--ledger", tmp_path / "ledger", "--bootstrap-servers", "127.0.0.1:1", "--report-dir", tmp_path / "r",
                 "--master", "spark://nowhere:7077")
     assert proc.returncode == 2, proc.stderr[-2000:]
-    assert f"--ledger {tmp_path / 'ledger'} is a path on this machine, but the executors of --master " \
+    assert f"--ledger {tmp_path / 'ledger'} is a path on this machine, but the executors of the master " \
            "spark://nowhere:7077 run on other hosts" in proc.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_local_ledger_path_submitted_to_a_cluster_master_is_refused(tmp_path):
+    """spark-submit's --master reaches the job as a setting of the JVM spark-submit started, not as an argument:
+    the job must read it there and refuse, as with its own --master (before, it started on the cluster and
+    crashed with exit 1, the status of a loss). No master listens at the address: a refusal never connects."""
+    (tmp_path / "ledger").mkdir()
+    # The checkout's spark-submit finds pyspark through PYSPARK_PYTHON (spark/README.md), with no activated venv.
+    proc = subprocess.run([str(REPO / ".venv" / "bin" / "spark-submit"), "--master", "spark://127.0.0.1:9",
+                           str(SCRIPT), "--before", str(_snapshot(tmp_path / "b")), "--after",
+                           str(_snapshot(tmp_path / "a")), "--ledger", str(tmp_path / "ledger"),
+                           "--bootstrap-servers", "127.0.0.1:1", "--report-dir", str(tmp_path / "r")],
+                          capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYSPARK_PYTHON=sys.executable))
+    output = proc.stdout + proc.stderr  # spark-submit passes the job's stderr on through its stdout
+    assert proc.returncode == 2, output[-3000:]
+    assert f"--ledger {tmp_path / 'ledger'} is a path on this machine, but the executors of the master " \
+           "spark://127.0.0.1:9 run on other hosts" in output
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_master_that_is_checked_is_the_one_the_session_gets():
+    effective_master = validate_recovery.effective_master
+    assert effective_master(None, []) == "local[*]"
+    assert effective_master("spark://m:7077", []) == "spark://m:7077"
+    # under spark-submit its master holds, whatever --master says
+    assert effective_master(None, [], submitted_to="yarn") == "yarn"
+    assert effective_master("local[2]", [], submitted_to="k8s://api:443") == "k8s://api:443"
+    assert effective_master(None, [], submitted_to="local[*]") == "local[*]"
+    # a --conf spark.master=... overrides both, the last one given
+    conf = ["spark.driver.memory=1g", "spark.master=local[1]", "spark.master=spark://m:7077"]
+    assert effective_master("local[2]", conf) == "spark://m:7077"
+    assert effective_master(None, conf, submitted_to="local[*]") == "spark://m:7077"
+
+
+def test_a_crash_exits_3_not_the_status_of_a_loss(tmp_path):
+    """Spark cannot start (a driver memory it cannot parse): exit 3 and the traceback, never 1 (records lost)."""
+    snapshot = _snapshot(tmp_path / "b")
+    proc = _run("--before", snapshot, "--after", snapshot, "--report-dir", tmp_path / "r", "--master", "local[1]",
+                "--conf", "spark.driver.memory=lots")
+    assert proc.returncode == 3, proc.stderr[-3000:]
+    assert "Traceback (most recent call last)" in proc.stderr
+    assert "validate_recovery: crashed (exit 3), no verdict" in proc.stderr
     assert not (tmp_path / "r").exists()
 
 
@@ -100,7 +145,9 @@ def test_ledger_locations_executors_can_read():
     assert ledger_location_problem("spark://m:7077", "file:///shared/ledger") is None
     assert ledger_location_problem("yarn", "hdfs://nn/ledger") is None
     assert ledger_location_problem("spark://m:7077", None) is None
-    assert "is a path on this machine" in ledger_location_problem("k8s://api:443", "ledger")
+    assert ledger_location_problem("local-cluster[2,1,1024]", "/var/tmp/ledger") is None  # executors on this machine
+    for master in ("spark://m:7077", "yarn", "k8s://api:443"):
+        assert "is a path on this machine" in ledger_location_problem(master, "/var/tmp/ledger")
 
 
 def test_what_was_not_checked_is_said():
