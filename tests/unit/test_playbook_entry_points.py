@@ -2,15 +2,13 @@
 whose hosts come from an argument refuses without it (it would otherwise match no host and exit 0 having done
 nothing); and each flow's imports follow its one step list in module_utils."""
 
-import os
 import pathlib
 import re
-import subprocess
-import sys
 
 import pytest
 import yaml
 
+from lab import ansible
 from plugins.module_utils import kafka_ca_rotation, kafka_migration, kafka_secure_conversion
 
 REPO = pathlib.Path(__file__).resolve().parent.parent.parent
@@ -19,10 +17,8 @@ STEPS = sorted(p.name for p in (PLAYBOOKS / "steps").glob("*.yml") if p.name != 
 
 
 def _run(playbook, *args):
-    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_FORCE_COLOR="0",
-               PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-    return subprocess.run(["ansible-playbook", f"playbooks/{playbook}", *args], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return ansible.playbook(f"playbooks/{playbook}", *args, env=ansible.environment(ANSIBLE_FORCE_COLOR="0"),
+                            timeout=300)
 
 
 def _entry_points_importing(step):
