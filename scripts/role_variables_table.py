@@ -1,15 +1,28 @@
-"""Prints the README's role variable tables from each role's defaults/main.yml (name, default, and the
+"""Writes docs/variables.md, the role variable tables, from each role's defaults/main.yml (name, default, and the
 line's comment; a comment line opening a group becomes the group's heading row).
 
-README.md holds this output between the ROLE-VARIABLES markers; tests/unit/test_readme.py keeps them equal.
+Run it after changing a role's defaults: `.venv/bin/python scripts/role_variables_table.py`.
+tests/unit/test_variables_doc.py fails while docs/variables.md differs from what this writes.
 """
 
 import pathlib
 import re
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
+DOCUMENT = REPO / "docs" / "variables.md"
+# Every role with defaults, in the order a reader meets them (the unit test checks none is missing).
 ROLES = ("connection", "common", "kafka_distribution", "zookeeper", "kafka_controller", "kafka_broker", "kafka_access",
-         "pki")
+         "pki", "roll")
+HEADER = """# Role variables
+
+Generated from each role's `defaults/main.yml` by `scripts/role_variables_table.py`; do not edit by hand (a unit
+test keeps this file equal to the defaults). Each role's `meta/argument_specs.yml` gives the types, choices and the
+variables of each entry point (`ansible-doc -t role kafkaops.toolkit.<role>`).
+
+Required host vars: `zookeeper_id` (ZooKeeper members), `kafka_broker_id` (brokers) and `kafka_controller_node_id`
+(KRaft controllers).
+
+"""
 _TOP_LEVEL = re.compile(r"^([a-z][a-z0-9_]*):\s*(.*?)\s*(?:#\s*(.*))?$")
 
 
@@ -25,7 +38,7 @@ def _default(value):
 
 
 def role_table(role):
-    rows = [f"### {role}", "", "| variable | default | meaning |", "|---|---|---|"]
+    rows = [f"## {role}", "", "| variable | default | meaning |", "|---|---|---|"]
     lines = (REPO / "roles" / role / "defaults" / "main.yml").read_text().splitlines()
     for line in lines:
         if line.startswith("# "):
@@ -38,9 +51,11 @@ def role_table(role):
     return "\n".join(rows)
 
 
-def tables():
-    return "\n\n".join(role_table(role) for role in ROLES) + "\n"
+def document():
+    """docs/variables.md as it should be."""
+    return HEADER + "\n\n".join(role_table(role) for role in ROLES) + "\n"
 
 
 if __name__ == "__main__":
-    print(tables(), end="")
+    DOCUMENT.write_text(document())
+    print(f"wrote {DOCUMENT.relative_to(REPO)}")
