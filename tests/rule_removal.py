@@ -32,6 +32,7 @@ from lab import ansible, cluster_settings, config  # noqa: E402
 from lab.cli import up  # noqa: E402
 from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.machines import run_on  # noqa: E402
+from plugins.module_utils.refusal import RULES as REGISTRY  # noqa: E402
 
 OUT = REPO / ".cache" / "rule-removal"
 DOC = REPO / "docs" / "safety-rules.md"
@@ -43,8 +44,7 @@ REPLACE_DOWN = REFUSALS + "TestReplaceWhileBroker2IsDown::"
 
 @dataclass
 class Rule:
-    key: str
-    rule: str
+    key: str                 # its id in module_utils/refusal.RULES, which gives its text
     path: str                # the file the rule lives in
     old: str                 # its text, found exactly once
     new: str                 # the text without the rule
@@ -52,46 +52,51 @@ class Rule:
     heal: str = ""           # what a run without the rule leaves behind and is undone after it (HEALS)
     lab: str = "zookeeper"   # the lab's kafka_metadata_mode its tests need
 
+    @property
+    def rule(self):
+        """The rule as the report shows it: its id and its text, from the registry."""
+        return f"`{self.key}` {REGISTRY[self.key]}"
+
 
 RULES = [
-    Rule("unclean-election", "refuse while unclean.leader.election.enable is true (replace, rebuild)",
+    Rule("unclean-election",
          "plugins/module_utils/kafka_recovery.py",
          '    if not state.get("unclean_election"):\n        return []\n', "    return []\n",
          [REFUSALS + "test_rebuild_refuses_while_unclean_election_is_on",
           REPLACE_DOWN + "test_refuses_while_unclean_election_is_on"]),
-    Rule("rebuild-only-in-sync", "rebuild refuses to empty the only in-sync copy",
+    Rule("rebuild-only-in-sync",
          "plugins/module_utils/kafka_recovery.py",
          '    if stop["only_in_sync_replica"]:\n', "    if False:\n",
          [REFUSALS + "test_rebuild_refuses_to_empty_the_only_in_sync_replica"], heal="throttles"),
-    Rule("rebuild-below-min-isr", "rebuild refuses when its stop would leave partitions below min ISR",
+    Rule("rebuild-below-min-isr",
          "plugins/module_utils/kafka_recovery.py",
          '    if not stop["safe"]:\n', "    if False:\n",
          [REFUSALS + "test_rebuild_refuses_a_stop_that_leaves_partitions_below_min_isr"], heal="throttles"),
-    Rule("rebuild-gate-before-stop", "rebuild stops the broker only through the safe-to-stop gate, right before",
+    Rule("rebuild-gate-before-stop",
          "playbooks/tasks/wipe_and_start_broker.yml",
          '- name: "Gate: wait until it may stop without a partition below min ISR: {{ inventory_hostname }}"\n'
          "  kafkaops.toolkit.kafka_broker_safe_to_stop:\n",
          '- name: "The gate, removed"\n  ansible.builtin.debug:\n  when: false\n  vars:\n    _removed:\n',
          [REFUSALS + "test_rebuild_stops_the_broker_only_through_the_gate_right_before_the_stop"],
          heal="throttles"),
-    Rule("unreadable-disk", "a log dir that cannot be read is refused, not taken as empty",
+    Rule("unreadable-disk",
          "plugins/module_utils/kafka_identity.py",
          '        if d["status"] == UNREADABLE:\n', "        if False:\n",
          [REFUSALS + "test_rebuild_refuses_a_disk_that_cannot_be_read"], heal="throttles"),
-    Rule("fence-unreachable", "replace refuses to fence a failed host that does not answer",
+    Rule("fence-unreachable",
          "plugins/module_utils/kafka_recovery.py",
          '    elif live_elsewhere and request["failed_host_reachable"] is False:\n',
          '    elif False:\n',
          [REFUSALS + "test_replace_refuses_to_fence_a_host_that_does_not_answer"]),
-    Rule("replacement-runs-broker", "replace refuses a replacement host whose kafka service runs",
+    Rule("replacement-runs-broker",
          "plugins/module_utils/kafka_recovery.py",
          '    if request["replacement_active"] and not rerun:\n', "    if False:\n",
          [REPLACE_DOWN + "test_refuses_a_replacement_that_runs_a_broker"]),
-    Rule("tools-before-change", "replace refuses before any change when kafka_tools_home cannot run",
+    Rule("tools-before-change",
          "plugins/module_utils/kafka_recovery.py",
          '    if request["tools_problem"]:\n', "    if False:\n",
          [REPLACE_DOWN + "test_refuses_without_kafka_tools_before_anything_changes"]),
-    Rule("roll-safe-to-stop-gate", "a rolling restart stops a broker only if no partition falls below min ISR",
+    Rule("roll-safe-to-stop-gate",
          "roles/roll/tasks/broker.yml",
          '- name: "Gate: wait until it may stop without a partition below min ISR: {{ _broker_host }}"\n'
          "  kafkaops.toolkit.kafka_broker_safe_to_stop:\n",
@@ -99,98 +104,97 @@ RULES = [
          [T + "test_rolling_restart.py::test_roll_refuses_a_stop_that_would_leave_partitions_below_min_isr",
           T + "test_site_config_change.py::"
               "test_a_config_change_rolls_members_leader_last_then_brokers_through_the_gates"]),
-    Rule("roll-healthy-gate", "the next broker waits until the restarted one is registered and in every ISR",
+    Rule("roll-healthy-gate",
          "roles/roll/tasks/broker.yml",
          '- name: "Gate: wait until it is registered and back in the ISR of every partition it hosts: '
          '{{ _broker_host }}"\n  tags: timeline\n  kafkaops.toolkit.kafka_broker_wait_healthy:\n',
          '- name: "The gate, removed"\n  ansible.builtin.debug:\n  when: false\n  vars:\n    _removed:\n',
          [T + "test_rolling_restart.py::test_roll_ends_at_a_broker_that_does_not_come_back"]),
-    Rule("controller-last", "the active controller is restarted last",
+    Rule("controller-last",
          "plugins/module_utils/kafka_state.py",
          '    others = [b for b in ordered if b != state["controller_id"]]\n', "    others = ordered\n",
          [T + "test_rolling_restart.py::test_roll_under_load_restarts_each_broker_once_loses_nothing_controller_last"]),
-    Rule("zookeeper-quorum-gate", "a ZooKeeper member restarts only while the quorum has a leader and all serve",
+    Rule("zookeeper-quorum-gate",
          "roles/roll/tasks/zookeeper.yml",
          '- name: "Gate: the quorum has a leader and every member serves, before restarting {{ _member }}"\n'
          "  kafkaops.toolkit.zookeeper_ensemble_info:\n",
          '- name: "The gate, removed"\n  ansible.builtin.debug:\n  when: false\n  vars:\n    _removed:\n',
          [T + "test_rolling_restart_zookeeper.py::test_roll_refuses_to_restart_a_member_while_another_is_down"]),
-    Rule("zookeeper-leader-last", "ZooKeeper followers first, the leader last",
+    Rule("zookeeper-leader-last",
          "plugins/module_utils/zookeeper_state.py",
          '    return followers + ([state["leader"]] if state["leader"] else [])\n',
          '    return sorted(state["nodes"])\n',
          [T + "test_rolling_restart_zookeeper.py::test_roll_restarts_every_member_once_the_leader_last",
           T + "test_site_config_change.py::"
               "test_a_config_change_rolls_members_leader_last_then_brokers_through_the_gates"]),
-    Rule("rerun-finishes-roll", "a roll that failed or was killed is finished by the rerun (the restart marks)",
+    Rule("rerun-finishes-roll",
          "plugins/module_utils/service_restart.py",
          "    return marked_at is not None and float(marked_at) > started\n", "    return False\n",
          [T + "test_site_config_change.py::test_rolls_killed_or_failed_midway_are_finished_by_the_rerun"]),
-    Rule("wait-fails-fast", "a wait fails at once on an error waiting cannot fix",
+    Rule("wait-fails-fast",
          "plugins/action/kafka_wait.py",
          '            if not result.get("retryable"):\n', "            if False:\n",
          [T + "test_throttle_records.py::test_a_wait_against_a_name_that_does_not_resolve_fails_at_once"]),
-    Rule("throttle-removed-on-failure", "a throttle is removed also when the run fails",
+    Rule("throttle-removed-on-failure",
          "playbooks/tasks/catch_up_under_throttle.yml",
          "  always:\n    - name: Remove the replication throttle this run added",
          "  rescue:\n    - ansible.builtin.fail:\n        msg: removed\n"
          "    - name: Remove the replication throttle this run added",
          [T + "test_recovery_playbooks.py::test_a_rebuild_that_fails_still_removes_its_throttle"], heal="throttles"),
-    Rule("throttle-recorded-first", "what a throttle adds is recorded before it is written",
+    Rule("throttle-recorded-first",
          "plugins/modules/kafka_replication_throttle.py",
          "            write_record(path, added)\n", "            pass\n",
          [T + "test_throttle_records.py::test_a_killed_rebuild_leaves_a_record_that_remove_throttles_removes_exactly"],
          heal="throttles"),
     # Runs without these rules do what the rule forbids to the lab's brokers; the heal puts them back.
-    Rule("replace-registered", "replace refuses a failed broker that is still registered live",
+    Rule("replace-registered",
          "plugins/module_utils/kafka_recovery.py",
          '    if live_elsewhere and not request["fence_failed_host"]:\n', "    if False:\n",
          [REFUSALS + "test_replace_refuses_a_broker_that_is_still_registered"], heal="kafka4"),
-    Rule("replace-only-in-sync", "replace refuses when the failed broker held the only in-sync copy",
+    Rule("replace-only-in-sync",
          "plugins/module_utils/kafka_recovery.py",
          '    if alone and not request["accept_offline_partitions"]:\n', "    if False:\n",
          [REPLACE_DOWN + "test_refuses_when_the_only_in_sync_copy_was_on_the_failed_broker"], heal="kafka4"),
-    Rule("rebuild-other-broker", "rebuild refuses log dirs that hold another broker's data",
+    Rule("rebuild-other-broker",
          "plugins/module_utils/kafka_recovery.py",
          '    if request["identity"]:\n', "    if False:\n",
          [REFUSALS + "test_rebuild_refuses_log_dirs_of_another_broker"], heal="kafka3"),
-    Rule("replacement-other-data", "replace refuses a replacement whose log dirs hold other data",
+    Rule("replacement-other-data",
          "plugins/module_utils/kafka_recovery.py",
          '    if request["replacement_identity"]:\n', "    if False:\n",
          [T + "test_recovery_playbooks.py::test_replace_a_powered_off_broker_under_load_loses_nothing"],
          heal="kafka4"),
-    Rule("identity-by-advertised-name", "a registered broker is matched by the endpoint it advertises, "
-         "not ansible_host (a rerun of a failed replace completes)",
+    Rule("identity-by-advertised-name",
          "playbooks/replace_broker.yml",
          'replacement_endpoint: ["{{ kafka_advertised_host }}", "{{ kafka_port }}"]',
          'replacement_endpoint: ["{{ ansible_host }}", "{{ kafka_port }}"]',
          [T + "test_recovery_playbooks.py::test_replace_a_powered_off_broker_under_load_loses_nothing"],
          heal="kafka4"),
-    Rule("secure-unknown-step", "secure_cluster.yml refuses a stop_after that names no step",
+    Rule("secure-unknown-step",
          "plugins/module_utils/kafka_secure_conversion.py",
          "    if stop_after is not None and stop_after not in STEP_NAMES:\n",
          "    if False:\n",
          [T + "test_secure_cluster.py::test_a_step_that_does_not_exist_is_refused_and_nothing_changes"]),
-    Rule("kraft-lost-voter", "a deploy does not format a controller's empty metadata dir next to voters that ran",
+    Rule("kraft-lost-voter",
          "plugins/module_utils/kafka_kraft.py", "    if started and empty:\n", "    if False:\n",
          [T + "kraft_deploy.py::test_a_voter_that_lost_its_disk_is_not_formatted_and_nothing_changes"], lab="kraft"),
-    Rule("kraft-controller-gate", "a controller stops only while the other voters are a caught-up majority",
+    Rule("kraft-controller-gate",
          "plugins/module_utils/kafka_kraft.py", "    if len(caught) < majority:\n", "    if False:\n",
          [T + "kraft_deploy.py::test_a_controller_is_not_stopped_while_the_others_are_no_caught_up_majority"],
          lab="kraft"),
-    Rule("controller-host-gone", "a controller roll stops, naming the host, when a controller host does not answer",
+    Rule("controller-host-gone",
          "roles/roll/tasks/controller.yml", "  when: _gone | length > 0\n", "  when: false\n",
          [T + "kraft_rolling_restart.py::test_a_controller_host_that_dies_mid_roll_stops_the_run_naming_it"],
          lab="kraft"),
-    Rule("migration-under-replicated", "the migration to KRaft does not start while partitions are under-replicated",
+    Rule("migration-under-replicated",
          "plugins/module_utils/kafka_migration.py", "        if facts[name]:\n", "        if False:\n",
          [T + "migration_refusals.py::test_under_replicated_partitions_are_refused"], heal="migration"),
-    Rule("rotate-unknown-phase", "rotate_ca.yml refuses a stop_after that names no phase",
+    Rule("rotate-unknown-phase",
          "plugins/module_utils/kafka_ca_rotation.py",
          "    if stop_after and stop_after not in PHASES:\n",
          "    if False:\n",
          [T + "test_rotate_ca.py::test_an_unknown_phase_is_refused_and_nothing_changes"]),
-    Rule("rotation-under-way", "the pki role (site.yml) refuses to issue or set trust while a CA rotation is under way",
+    Rule("rotation-under-way",
          "roles/pki/tasks/preflight.yml",
          "      - kafka_pki_ca_rotation_phase | length > 0 or not _kafka_pki_rotating\n",
          "      - true\n",

@@ -11,7 +11,7 @@ RULES = {
     "rebuild-only-in-sync": "rebuild refuses to empty the only in-sync copy",
     "rebuild-below-min-isr": "rebuild refuses when its stop would leave partitions below min ISR",
     "rebuild-gate-before-stop": "rebuild stops the broker only through the safe-to-stop gate, right before",
-    "rebuild-other-broker": "rebuild refuses log dirs that hold another broker's data or cannot be read",
+    "rebuild-other-broker": "rebuild refuses log dirs that hold another broker's data",
     "rebuild-no-room-for-old-data": "rebuild with rebuild_keep_old_data refuses a disk without room for a second copy",
     "unreadable-disk": "a log dir that cannot be read is refused, not taken as empty",
     "replace-registered": "replace refuses a failed broker that is still registered live",
