@@ -11,6 +11,7 @@ class FilterModule:
             "migration_quorum_zk_state": kafka_migration.quorum_zk_state,
             "migration_progress": kafka_migration.progress,
             "migration_steps_to_run": kafka_migration.steps_to_run,
+            "migration_step_groups": kafka_migration.step_groups,
             "migration_precheck_refusals": kafka_migration.precheck_refusals,
             "migration_finalize_refusals": kafka_migration.finalize_refusals,
             "migration_rollback_plan": kafka_migration.rollback_plan,

@@ -45,15 +45,15 @@ def rotation_plan(hosts, old, new, stop_after=""):
     if stop_after and stop_after not in PHASES:
         return {"refusals": [refusal("rotate-unknown-phase", (
             f"Refusing: stop_after={stop_after} is not a phase; the phases are {', '.join(PHASES)}."))],
-            "done": [], "todo": [], "this_run": [], "promote": False}
+            "done": [], "todo": [], "this_run": [], "groups": {}, "promote": False}
     if old == new:
         on_it = {"trusted": [old], "issuer": old}
         if hosts and all({k: s[k] for k in on_it} == on_it for s in hosts.values()):
-            return {"refusals": [], "done": list(PHASES), "todo": [], "this_run": [], "promote": True}
+            return {"refusals": [], "done": list(PHASES), "todo": [], "this_run": [], "groups": {}, "promote": True}
         return {"refusals": [refusal("rotate-same-ca", (
             "Refusing: the next CA (ca-next) is the CA in use (same fingerprint) but not every host is on it alone. "
             "Remove ca-next only if it is a copy you made; rotate_ca.yml makes the next CA itself."))],
-            "done": [], "todo": [], "this_run": [], "promote": False}
+            "done": [], "todo": [], "this_run": [], "groups": {}, "promote": False}
     refusals, installed, running = [], {}, {}
     for host, state in sorted(hosts.items()):
         phases = host_phases(state, old, new)
@@ -85,7 +85,9 @@ def rotation_plan(hosts, old, new, stop_after=""):
         item["text"] = f"{describe(item['phase'])} (files and a restart for {', '.join(item['hosts'])})"
     left = [t["phase"] for t in todo]
     this_run = left[:left.index(stop_after) + 1] if stop_after in left else [] if stop_after else left
-    return {"refusals": refusals, "done": done, "todo": todo, "this_run": this_run,
+    # Every host and the controller take each phase of this run (rotate_ca_phase.yml's plays run on these groups).
+    groups = {f"ca_rotation_phase_{i}": sorted(hosts) + ["localhost"] for i in range(len(this_run))}
+    return {"refusals": refusals, "done": done, "todo": todo, "this_run": this_run, "groups": groups,
             "promote": not refusals and this_run == left}
 
 

@@ -212,6 +212,20 @@ def steps_to_run(plan, until="brokers_kraft", finalize=False):
     return list(STEPS[STEPS.index(plan["next"]):last + 1])
 
 
+# The steps, of the migration and of its rollback, that configure and roll hosts (steps/configure_and_roll.yml) and
+# which hosts: the brokers, with the Ansible controller (localhost) that rolls them, or the KRaft controllers (they
+# roll themselves). The other steps read or write znodes and touch no host's configuration.
+_STEP_HOSTS = {"controllers": "controllers", "brokers_migration": "brokers", "brokers_kraft": "brokers",
+               "finalize": "controllers", "brokers_to_migrating": "brokers", "brokers_to_zookeeper": "brokers"}
+
+
+def step_groups(steps, brokers, controllers):
+    """{"migration_step_<step>": hosts} for each step of this run (steps) that configures hosts: the inventory group
+    its plays run on (a step not in this run has no group, so its plays match no host)."""
+    hosts = {"brokers": list(brokers) + ["localhost"], "controllers": list(controllers)}
+    return {f"migration_step_{step}": hosts[_STEP_HOSTS[step]] for step in steps if step in _STEP_HOSTS}
+
+
 def finalize_refusals(brokers, broker_ids, rows, max_lag):
     """Why the migration must not be finalized now; [] when it may. Finalize takes ZooKeeper away for good, so
     every broker must run KRaft mode (no ZooKeeper settings, no restart pending) and be registered with the

@@ -242,6 +242,12 @@ def kit_connection(done):
             "zookeeper_client_tls": "zookeeper-tls-ports" in done}
 
 
+def step_groups(todo, hosts):
+    """{"secure_step_<step>": hosts} for each step of todo: every host of the step's kind (hosts: kind -> hosts)
+    and localhost, the controller that rolls them. The groups secure_cluster_step.yml's plays run on."""
+    return {f"secure_step_{name}": hosts[KINDS[name]] + ["localhost"] for name in todo}
+
+
 def step_settings(name):
     """What secure_cluster.yml gives the hosts while it takes step `name` (every step before it is done): the
     variables of the step's hosts (role_settings of the steps up to it, and the exposures they accept) and

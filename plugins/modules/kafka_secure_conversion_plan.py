@@ -97,11 +97,13 @@ kinds:
   returned: always
   type: dict
   sample: {secure-listeners: kafka, secure-inter-broker: kafka, zookeeper-tls-ports: zookeeper}
-hosts_by_step:
-  description: Step -> the hosts it changes (all of its kind), for each step this run takes.
+groups:
+  description:
+    - For each step this run takes, the group its plays run on (C(secure_step_<step>)) and its hosts - every host
+      of the step's kind, and C(localhost), the controller that rolls them.
   returned: always
   type: dict
-  sample: {secure-inter-broker: [kafka1, kafka2, kafka3], zookeeper-tls-ports: [zk1, zk2, zk3]}
+  sample: {secure_step_secure-inter-broker: [kafka1, kafka2, kafka3, localhost]}
 """
 
 from ansible.module_utils.basic import AnsibleModule
@@ -142,7 +144,7 @@ def main():
                                       stop_after=p["stop_after"])
     hosts = {conversion.KAFKA: sorted(brokers), conversion.ZOOKEEPER: sorted(zookeepers)}
     module.exit_json(changed=False, plan=[conversion.describe(name) for name in plan["todo"]], kinds=conversion.KINDS,
-                     hosts_by_step={name: hosts[conversion.KINDS[name]] for name in plan["todo"]}, **plan)
+                     groups=conversion.step_groups(plan["todo"], hosts), **plan)
 
 
 if __name__ == "__main__":

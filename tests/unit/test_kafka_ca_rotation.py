@@ -139,3 +139,9 @@ def test_a_hosts_state_names_the_ca_that_issued_its_certificate():
 
 def test_describe():
     assert rot.describe("drop-old") == "drop-old: every host trusts the new CA only"
+
+
+def test_every_host_and_the_controller_take_each_phase_of_this_run_in_its_group():
+    plan = rot.rotation_plan({"zk1": TRUST_BOTH, "kafka1": TRUST_BOTH}, OLD, NEW, "reissue")
+    assert plan["groups"] == {"ca_rotation_phase_0": ["kafka1", "zk1", "localhost"]}
+    assert rot.rotation_plan({"zk1": START}, OLD, NEW, "trust-everything")["groups"] == {}

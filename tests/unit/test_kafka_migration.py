@@ -210,3 +210,12 @@ def test_the_quorum_is_as_far_as_its_most_advanced_controller():
     assert km.quorum_zk_state([None, None]) is None
     assert km.quorum_zk_state([2, None, 1]) == 1  # MIGRATION is past PRE_MIGRATION
     assert km.quorum_zk_state([1, 3, 1]) == 3
+
+
+def test_each_step_that_configures_hosts_gets_a_group_of_its_hosts():
+    groups = km.step_groups(["controllers", "brokers_migration", "metadata"], ["kafka1", "kafka2"], ["ctrl1"])
+    assert groups == {"migration_step_controllers": ["ctrl1"],
+                      "migration_step_brokers_migration": ["kafka1", "kafka2", "localhost"]}
+    assert km.step_groups(["brokers_to_zookeeper", "stop_controllers", "finalize"], ["kafka1"], ["ctrl1"]) == {
+        "migration_step_brokers_to_zookeeper": ["kafka1", "localhost"], "migration_step_finalize": ["ctrl1"]}
+    assert km.step_groups([], ["kafka1"], ["ctrl1"]) == {}

@@ -233,3 +233,10 @@ def test_a_hosts_file_gives_the_plan_its_keys_only():
     assert conv.running_config("kafka", server_properties) == {
         "listeners": "PLAINTEXT://0.0.0.0:9092", "zookeeper.set.acl": "true"}
     assert conv.running_config("zookeeper", "clientPort=2181\ndataDir=/var/lib/zookeeper\n") == {"clientPort": "2181"}
+
+
+def test_each_step_of_this_run_gets_a_group_of_its_kind_and_the_controller():
+    hosts = {conv.KAFKA: ["kafka1", "kafka2"], conv.ZOOKEEPER: ["zk1"]}
+    assert conv.step_groups(["secure-inter-broker", "zookeeper-tls-ports"], hosts) == {
+        "secure_step_secure-inter-broker": ["kafka1", "kafka2", "localhost"],
+        "secure_step_zookeeper-tls-ports": ["zk1", "localhost"]}
