@@ -13,7 +13,7 @@ description:
     declared bindings, each through a filter that matches it alone.
   - Needs an authorizer on the brokers, and a super user or ALTER and DESCRIBE on the cluster.
 requirements:
-  - confluent-kafka on the host that runs the module (usually the controller, with C(delegate_to=localhost)).
+  - confluent-kafka on the host that runs the module (usually the controller, with C(delegate_to=localhost))
 extends_documentation_fragment:
   - kafkaops.toolkit.kafka_connection
   - kafkaops.toolkit.attributes

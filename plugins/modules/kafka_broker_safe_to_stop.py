@@ -13,7 +13,7 @@ description:
   - With I(wait_timeout), keeps checking until it is safe, printing the blocking partitions with an
     ETA; fails at the timeout naming them.
 requirements:
-  - confluent-kafka and kazoo on the host that runs the module (usually the controller).
+  - confluent-kafka and kazoo on the host that runs the module (usually the controller)
 extends_documentation_fragment:
   - kafkaops.toolkit.kafka_connection
   - kafkaops.toolkit.kafka_connection.wait

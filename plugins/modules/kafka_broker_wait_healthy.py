@@ -12,8 +12,8 @@ description:
   - With I(wait_timeout), keeps checking and prints the partitions still catching up with an ETA;
     fails at the timeout naming the lagging partitions.
 requirements:
-  - confluent-kafka and kazoo on the host that runs the module (usually the controller).
-  - With I(kafka_tools_home), Java and a Kafka distribution there.
+  - confluent-kafka and kazoo on the host that runs the module (usually the controller)
+  - With I(kafka_tools_home), Java and a Kafka distribution there
 extends_documentation_fragment:
   - kafkaops.toolkit.kafka_connection
   - kafkaops.toolkit.kafka_connection.wait

@@ -11,7 +11,7 @@ description:
     (confluent-kafka AdminClient).
   - With I(restart_candidates), orders brokers for a rolling restart as the kit's gates do.
 requirements:
-  - confluent-kafka and kazoo on the host that runs the module (usually the controller).
+  - confluent-kafka and kazoo on the host that runs the module (usually the controller)
 extends_documentation_fragment:
   - kafkaops.toolkit.kafka_connection
   - kafkaops.toolkit.attributes

@@ -10,7 +10,7 @@ description:
     preferred (first) replica while that replica is in sync, runs it with the AdminClient, and reads
     the leaders again. C(changed) is true only when a leader moved.
 requirements:
-  - confluent-kafka and kazoo on the host that runs the module (usually the controller).
+  - confluent-kafka and kazoo on the host that runs the module (usually the controller)
 extends_documentation_fragment:
   - kafkaops.toolkit.kafka_connection
   - kafkaops.toolkit.attributes

@@ -18,7 +18,7 @@ description:
     not -1), so that a ZooKeeper-mode broker can be elected; I(delete_migration) deletes C(/migration)
     (the playbook saves its data first).
 requirements:
-  - kazoo on the host that runs the module (usually the controller).
+  - kazoo on the host that runs the module (usually the controller)
 extends_documentation_fragment:
   - kafkaops.toolkit.kafka_connection
   - kafkaops.toolkit.attributes

@@ -11,7 +11,7 @@ description:
     every partition) and C(group_offsets.jsonl) (committed offsets of every consumer group), in the
     format spark/README.md describes; the recovery validator compares a later state against it.
 requirements:
-  - confluent-kafka and kazoo on the host that runs the module (usually the controller).
+  - confluent-kafka and kazoo on the host that runs the module (usually the controller)
 extends_documentation_fragment:
   - kafkaops.toolkit.kafka_connection
   - kafkaops.toolkit.attributes

@@ -14,7 +14,7 @@ description:
     offset, so a change committed below it (a SCRAM credential, an ACL) has reached every broker. With
     I(wait_timeout) it keeps checking, printing the brokers still behind.
 requirements:
-  - Java and a Kafka distribution (I(kafka_tools_home)) on the host that runs the module.
+  - Java and a Kafka distribution (I(kafka_tools_home)) on the host that runs the module
 extends_documentation_fragment:
   - kafkaops.toolkit.kafka_connection
   - kafkaops.toolkit.kafka_connection.wait

@@ -11,7 +11,7 @@ description:
     message naming the cause, the partitions or hosts and the override) and the C(plan); it never fails
     on a refusal, so the playbook shows the plan and then stops.
 requirements:
-  - confluent-kafka and kazoo on the host that runs the module (usually the controller).
+  - confluent-kafka and kazoo on the host that runs the module (usually the controller)
 extends_documentation_fragment:
   - kafkaops.toolkit.kafka_connection
   - kafkaops.toolkit.attributes

@@ -26,8 +26,8 @@ description:
     C(deferred), neither recorded nor set, and C(state=absent) fails, keeping the record, while a broker it must
     clear is stopped.
 requirements:
-  - confluent-kafka and kazoo on the host that runs the module (usually the controller).
-  - Java and a Kafka distribution there (I(kafka_tools_home)) to throttle a stopped broker.
+  - confluent-kafka and kazoo on the host that runs the module (usually the controller)
+  - Java and a Kafka distribution there (I(kafka_tools_home)) to throttle a stopped broker
 extends_documentation_fragment:
   - kafkaops.toolkit.kafka_connection
   - kafkaops.toolkit.attributes

@@ -13,7 +13,7 @@ description:
     error message.
   - Needs a super user, or DESCRIBE and ALTER on the cluster.
 requirements:
-  - confluent-kafka on the host that runs the module (usually the controller).
+  - confluent-kafka on the host that runs the module (usually the controller)
 extends_documentation_fragment:
   - kafkaops.toolkit.kafka_connection
   - kafkaops.toolkit.attributes

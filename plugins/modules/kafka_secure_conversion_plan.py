@@ -12,7 +12,7 @@ description:
     locked. Returns C(refusals) (each with its rule and a message) and the plan; it never fails on a refusal,
     so the playbook shows the plan and then stops.
 requirements:
-  - kazoo on the host that runs the module (usually the controller), once the brokers set znode ACLs.
+  - kazoo on the host that runs the module (usually the controller), once the brokers set znode ACLs
 extends_documentation_fragment:
   - kafkaops.toolkit.kafka_connection
   - kafkaops.toolkit.attributes
