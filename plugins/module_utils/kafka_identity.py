@@ -86,6 +86,9 @@ def refusals(dirs, broker_id, cluster_id=None, peers=None, abandoned=()):
     dirs: report() of this host; peers: {host: report() of that host} for other brokers whose disks
     were read; abandoned: log dirs of the current configuration that hold data and that a new log.dirs
     would leave behind (the broker would start empty and re-replicate everything, or lose sole copies).
+    Sentences, not refusal() dicts: the decision that reads them gives them its rule (kafka_recovery: one
+    rebuild-other-broker or replacement-other-data refusal quoting them all), and the roles' preflights show them in
+    their asserts (the broker's with its override, kafka_allow_identity_change).
     """
     problems = []
     for d in dirs:

@@ -8,6 +8,8 @@ majority that came up empty could elect a leader without committed data (Kafka 3
 Controller Disk"; docs/design/kraft-migration-research.md section 3).
 """
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
+
 NOT_FORMATTED = "not_formatted"
 FORMATTED = "formatted"        # meta.properties written, the controller never ran on it
 STARTED = "started"            # the metadata log exists: the voter holds the quorum's state
@@ -32,16 +34,20 @@ def _hosts_by_id(ids):
 
 
 def node_id_refusals(controller_ids, broker_ids):
-    """Why the controllers' node ids cannot be used, one sentence each; [] when they can. Brokers and
+    """Why the controllers' node ids cannot be used, one refusal each; [] when they can. Brokers and
     controllers share KRaft's id space, so a controller id must differ from every broker id and from the other
     controllers'. Both arguments are {inventory host: id or None (not set)}."""
-    problems = [f"controller {host} has no non-negative kafka_controller_node_id (got {node_id!r})"
+    fix = ("give every controller its own kafka_controller_node_id, one no broker uses, now or as a spare's "
+           "(e.g. 9001, 9002, 9003).")
+    problems = [refusal("kraft-node-ids", f"controller {host} has no non-negative kafka_controller_node_id "
+                                          f"(got {node_id!r}): {fix}")
                 for host, node_id in controller_ids.items() if not str(node_id).isdigit()]
     controllers, brokers = _hosts_by_id(controller_ids), _hosts_by_id(broker_ids)
-    problems += [f"controllers {', '.join(hosts)} share node id {node_id}"
+    problems += [refusal("kraft-node-ids", f"controllers {', '.join(hosts)} share node id {node_id}: {fix}")
                  for node_id, hosts in sorted(controllers.items()) if len(hosts) > 1]
-    problems += [f"controller {', '.join(hosts)} has node id {node_id}, the id of broker "
-                 f"{', '.join(brokers[node_id])}: brokers and controllers share one id space"
+    problems += [refusal("kraft-node-ids", f"controller {', '.join(hosts)} has node id {node_id}, the id of broker "
+                                           f"{', '.join(brokers[node_id])}: brokers and controllers share one id "
+                                           f"space; {fix}")
                  for node_id, hosts in sorted(controllers.items()) if node_id in brokers]
     return problems
 
@@ -56,7 +62,7 @@ MIGRATION_STEPS = {("zookeeper", "migrating"), ("migrating", "kraft"), ("kraft",
 
 def mode_change_refusal(configured, wanted, migration_step=False):
     """Why a deploy must not reconfigure a host whose config runs configured (kafka_migration.configured_mode) to
-    run wanted; None when it may. Between modes a cluster moves only through the migration's steps
+    run wanted (one refusal); None when it may. Between modes a cluster moves only through the migration's steps
     (migration_step: the run is one of them), never by a changed variable, and a deploy must not undo a step of
     a migration under way."""
     if configured == wanted or (configured is None and wanted in ("zookeeper", "kraft")):
@@ -64,16 +70,18 @@ def mode_change_refusal(configured, wanted, migration_step=False):
     if migration_step and (configured, wanted) in MIGRATION_STEPS:
         return None
     if migration_step:
-        return f"the migration's steps never take it from {configured or 'nothing'} to {wanted}"
-    if configured in ("migrating", "migration"):
-        return ("it runs with the settings of a migration to KRaft: go on with playbooks/migrate_to_kraft.yml, or "
-                "roll back with playbooks/rollback_kraft_migration.yml (a deploy would undo the migration's step)")
-    if configured == "zookeeper":
-        return ("it runs in ZooKeeper mode and kafka_metadata_mode is kraft: a ZooKeeper cluster moves to KRaft "
-                "only through playbooks/migrate_to_kraft.yml")
-    return ("it runs in KRaft mode (process.roles) and kafka_metadata_mode is zookeeper: set kafka_metadata_mode: "
-            "kraft for this cluster (it cannot go back to ZooKeeper but through rollback_kraft_migration.yml, before "
-            "the migration is finalized)")
+        message = f"the migration's steps never take it from {configured or 'nothing'} to {wanted}."
+    elif configured in ("migrating", "migration"):
+        message = ("it runs with the settings of a migration to KRaft: go on with playbooks/migrate_to_kraft.yml, or "
+                   "roll back with playbooks/rollback_kraft_migration.yml (a deploy would undo the migration's step).")
+    elif configured == "zookeeper":
+        message = ("it runs in ZooKeeper mode and kafka_metadata_mode is kraft: a ZooKeeper cluster moves to KRaft "
+                   "only through playbooks/migrate_to_kraft.yml.")
+    else:
+        message = ("it runs in KRaft mode (process.roles) and kafka_metadata_mode is zookeeper: set "
+                   "kafka_metadata_mode: kraft for this cluster (it cannot go back to ZooKeeper but through "
+                   "rollback_kraft_migration.yml, before the migration is finalized).")
+    return refusal("mode-change-by-migration-only", message)
 
 
 def metadata_state(has_meta, has_log):
@@ -90,29 +98,31 @@ def format_plan(controllers, configured_cluster_id=""):
     or None for a controller whose dir was not read (unreachable, or not in a --limit run)}.
     configured_cluster_id: the inventory's kafka_cluster_id ("" when not set).
     Returns {"cluster_id": the quorum's id (None: a new quorum, make one), "format": [hosts to format],
-    "refusals": [sentences]}; nothing is formatted when there is a refusal.
+    "refusals": [refusal(...)]}; nothing is formatted when there is a refusal.
     """
     unread = sorted(host for host, c in controllers.items() if c is None)
     controllers = {host: c for host, c in controllers.items() if c is not None}
     # whether a voter may be formatted depends on all the others: unread ones matter only then
     needs_format = any(c["state"] == NOT_FORMATTED for c in controllers.values())
-    refusals = [f"the metadata dir of {host} was not read (is it reachable, or left out by --limit?)"
+    refusals = [refusal("kraft-unread-metadata-dir",
+                        f"the metadata dir of {host} was not read (is it reachable, or left out by --limit?).")
                 for host in unread if needs_format]
     found = {host: c["cluster_id"] for host, c in controllers.items() if c["state"] != NOT_FORMATTED}
     ids = sorted(set(found.values()))
     if len(ids) > 1:
-        refusals.append("the controllers' metadata dirs hold different clusters: " + ", ".join(
-            f"{host} {cid}" for host, cid in sorted(found.items())))
+        refusals.append(refusal("kraft-other-cluster-metadata", "the controllers' metadata dirs hold different "
+                                "clusters: " + ", ".join(f"{host} {cid}" for host, cid in sorted(found.items())) + "."))
     elif ids and configured_cluster_id and ids[0] != configured_cluster_id:
-        refusals.append(f"the controllers' metadata dirs hold cluster {ids[0]} ({', '.join(sorted(found))}), "
-                        f"but kafka_cluster_id is {configured_cluster_id}")
+        refusals.append(refusal("kraft-other-cluster-metadata", (
+            f"the controllers' metadata dirs hold cluster {ids[0]} ({', '.join(sorted(found))}), but "
+            f"kafka_cluster_id is {configured_cluster_id}.")))
     started = sorted(host for host, c in controllers.items() if c["state"] == STARTED)
     empty = sorted(host for host, c in controllers.items() if c["state"] == NOT_FORMATTED)
     if started and empty:
-        refusals.append(
+        refusals.append(refusal("kraft-lost-voter", (
             f"{', '.join(empty)} {'has' if len(empty) == 1 else 'have'} an empty metadata dir while "
             f"{', '.join(started)} already ran the quorum: a deploy does not format a voter that lost its disk "
-            "(docs/runbooks/replace-controller.md says how)")
+            "(docs/runbooks/replace-controller.md says how).")))
     if refusals:
         return {"cluster_id": None, "format": [], "refusals": refusals}
     return {"cluster_id": ids[0] if ids else (configured_cluster_id or None), "format": empty, "refusals": []}
@@ -168,22 +178,23 @@ def _caught_up(row, max_lag):
 
 
 def controller_stop_refusals(rows, node_id, max_lag):
-    """Why controller node_id must not stop now, one sentence each; [] when it may. It may stop only if the
+    """Why controller node_id must not stop now, one refusal each; [] when it may. It may stop only if the
     quorum has a leader and the other voters, caught up to within max_lag records, are still a majority of all
     voters: the quorum then keeps committing, and no committed record lives on node_id alone."""
     voters = [r for r in rows if r["status"] in VOTER]
     ids = sorted(r["node_id"] for r in voters)
     if not any(r["status"] == "Leader" for r in voters):
-        return [f"the quorum has no leader (voters {ids})"]
+        return [refusal("kraft-controller-gate", f"the quorum has no leader (voters {ids}).")]
     if node_id not in ids:
-        return [f"node {node_id} is not a voter of the quorum (voters {ids})"]
+        return [refusal("kraft-controller-gate", f"node {node_id} is not a voter of the quorum (voters {ids}).")]
     others = [r for r in voters if r["node_id"] != node_id]
     caught = sorted(r["node_id"] for r in others if _caught_up(r, max_lag))
     majority = len(voters) // 2 + 1
     if len(caught) < majority:
         behind = {r["node_id"]: r["lag"] for r in others if r["node_id"] not in caught}
-        return [f"without node {node_id}, {len(caught)} voter(s) {caught} are caught up, fewer than the majority of "
-                f"{majority} of the {len(voters)} voters (lagging: {behind})"]
+        return [refusal("kraft-controller-gate", (
+            f"without node {node_id}, {len(caught)} voter(s) {caught} are caught up, fewer than the majority of "
+            f"{majority} of the {len(voters)} voters (lagging: {behind})."))]
     return []
 
 

@@ -12,6 +12,7 @@ Each host's part is done when its config file says so and it runs that file (no 
 """
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
 
 STEPS = ("controllers", "brokers_migration", "metadata", "brokers_kraft", "finalize")
 
@@ -50,28 +51,33 @@ def progress(controllers, brokers, zk_state):
     controller "running": whether its service runs;
     zk_state: the quorum's ZkMigrationState (an int of ZK_MIGRATION_STATE), None when not read (no controller).
     Returns {"done": [steps done, in order], "next": the first step not done (None: all done),
-    "started": whether any host of the next step has changed, "refusals": [sentences: a state no step leads to]}.
+    "started": whether any host of the next step has changed, "refusals": [refusal(...): a state no step leads to]}.
     """
     modes = {h: n["mode"] for h, n in brokers.items()}
     ctrl_modes = {h: n["mode"] for h, n in controllers.items()}
     refusals = []
     unknown = sorted(h for h, m in modes.items() if m not in (ZOOKEEPER, MIGRATING, KRAFT))
     if unknown:
-        refusals.append(f"brokers {', '.join(unknown)} have no ZooKeeper or KRaft config")
+        refusals.append(refusal("migration-inconsistent-state",
+                                f"brokers {', '.join(unknown)} have no ZooKeeper or KRaft config."))
     if controllers and any(m == ZOOKEEPER for m in modes.values()) and any(m == KRAFT for m in modes.values()):
-        refusals.append("brokers " + ", ".join(_hosts(brokers, ZOOKEEPER, False)) + " run ZooKeeper mode without the "
-                        "migration flag while " + ", ".join(_hosts(brokers, KRAFT, False)) + " run KRaft mode")
+        refusals.append(refusal("migration-inconsistent-state", (
+            "brokers " + ", ".join(_hosts(brokers, ZOOKEEPER, False)) + " run ZooKeeper mode without the migration "
+            "flag while " + ", ".join(_hosts(brokers, KRAFT, False)) + " run KRaft mode.")))
     finalized = _hosts(controllers, KRAFT, False)
     if finalized and any(m != KRAFT for m in modes.values()):
-        refusals.append(f"controllers {', '.join(finalized)} run without ZooKeeper while brokers "
-                        f"{', '.join(h for h, m in sorted(modes.items()) if m != KRAFT)} do not run KRaft mode: "
-                        "the migration was finalized before every broker moved (KAFKA-20960); no step repairs it")
+        refusals.append(refusal("migration-finalized-early", (
+            f"controllers {', '.join(finalized)} run without ZooKeeper while brokers "
+            f"{', '.join(h for h, m in sorted(modes.items()) if m != KRAFT)} do not run KRaft mode: the migration was "
+            "finalized before every broker moved (KAFKA-20960); no step repairs it.")))
     kraft_brokers = _hosts(brokers, KRAFT, False)
     if kraft_brokers and zk_state not in (1, 3):
-        refusals.append(f"brokers {', '.join(kraft_brokers)} run KRaft mode but the metadata migration is not "
-                        f"complete (ZkMigrationState {ZK_MIGRATION_STATE.get(zk_state, zk_state)})")
+        refusals.append(refusal("migration-inconsistent-state", (
+            f"brokers {', '.join(kraft_brokers)} run KRaft mode but the metadata migration is not complete "
+            f"(ZkMigrationState {ZK_MIGRATION_STATE.get(zk_state, zk_state)}).")))
     if not controllers and any(m in (MIGRATING, KRAFT) for m in modes.values()):
-        refusals.append("brokers run with the migration's settings but the inventory has no KRaft controllers")
+        refusals.append(refusal("migration-inconsistent-state", (
+            "brokers run with the migration's settings but the inventory has no KRaft controllers.")))
 
     checks = {
         "controllers": bool(controllers) and all(n["mode"] in (MIGRATION, KRAFT) and n["running"]
@@ -97,7 +103,8 @@ def progress(controllers, brokers, zk_state):
     following = STEPS[len(done)] if len(done) < len(STEPS) else None
     later = [s for s in STEPS[len(done) + 1:] if started[s] and s != "metadata"]
     if following and later:
-        refusals.append(f"step {later[0]} has begun before step {following} is done")
+        refusals.append(refusal("migration-inconsistent-state",
+                                f"step {later[0]} has begun before step {following} is done."))
     return {"done": done, "next": following, "started": bool(following and started[following]),
             "refusals": refusals}
 
@@ -118,9 +125,9 @@ def rollback_plan(controllers, brokers, migration_znode=None):
     """
     finalized = _hosts(controllers, KRAFT, False)
     if finalized:
-        return {"actions": [], "refusals": [
+        return {"actions": [], "refusals": [refusal("rollback-after-finalize", (
             f"the migration is finalized (controllers {', '.join(finalized)} run without ZooKeeper): Kafka 3.9 "
-            "cannot go back to ZooKeeper mode from here, and ZooKeeper no longer has the cluster's metadata"]}
+            "cannot go back to ZooKeeper mode from here, and ZooKeeper no longer has the cluster's metadata."))]}
     modes = {n["mode"] for n in brokers.values()}
     left = migration_znode is not None or any(
         n["running"] or n.get("metadata_state", kafka_kraft.NOT_FORMATTED) != kafka_kraft.NOT_FORMATTED
@@ -144,7 +151,7 @@ def raised_controller_epoch(zk_epoch, migration_znode):
 
 
 def precheck_refusals(facts):
-    """Why the migration must not start, one sentence each, naming what to fix; [] when it may. Nothing is
+    """Why the migration must not start, one refusal each, naming what to fix; [] when it may. Nothing is
     changed before these are read. facts:
       brokers: {host: {"broker_id": int, "props": {its server.properties' PRECHECK_KEYS}}};
       registered_ids: broker ids ZooKeeper holds (/brokers/ids) and the log dirs' meta.properties name;
@@ -160,43 +167,52 @@ def precheck_refusals(facts):
     generated = sorted({i for i in facts["registered_ids"] if i > reserved})
     if generated or any(b["props"].get("broker.id.generation.enable", "").lower() == "true"
                         and "broker.id" not in b["props"] for b in facts["brokers"].values()):
-        refusals.append(f"broker ids above reserved.broker.max.id ({reserved}) were generated "
-                        f"({generated or 'broker.id unset'}): a migrating broker needs an explicit broker.id of at "
-                        "most reserved.broker.max.id (KAFKA-17042); replace those brokers with ids from the inventory")
+        refusals.append(refusal("migration-generated-broker-ids", (
+            f"broker ids above reserved.broker.max.id ({reserved}) were generated "
+            f"({generated or 'broker.id unset'}): a migrating broker needs an explicit broker.id of at most "
+            "reserved.broker.max.id (KAFKA-17042); replace those brokers with ids from the inventory.")))
     ibp = {h: b["props"].get("inter.broker.protocol.version") for h, b in sorted(facts["brokers"].items())}
     wrong = {h: v for h, v in ibp.items() if v is not None and not v.startswith("3.9")}
     if wrong:
-        refusals.append(f"inter.broker.protocol.version is not 3.9 on {wrong}: the migration needs every broker on 3.9 "
-                        "(roll them with 3.9 first)")
+        refusals.append(refusal("migration-needs-3-9-protocol", (
+            f"inter.broker.protocol.version is not 3.9 on {wrong}: the migration needs every broker on 3.9 "
+            "(roll them with 3.9 first).")))
     for name, what in (("under_replicated", "under-replicated"), ("offline", "offline")):
         if facts[name]:
-            shown = ", ".join(facts[name][:10]) + (" ..." if len(facts[name]) > 10 else "")
-            refusals.append(f"{len(facts[name])} partition(s) are {what}: {shown}")
+            more = len(facts[name]) - 10
+            shown = ", ".join(facts[name][:10]) + (f" and {more} more" if more > 0 else "")
+            refusals.append(refusal("migration-under-replicated",
+                                    f"{len(facts[name])} partition(s) are {what}: {shown}."))
     if facts["unclean"]:
-        refusals.append(f"unclean leader election is on: {', '.join(facts['unclean'])}")
+        refusals.append(refusal("migration-unclean-election", (
+            f"unclean leader election is on: {', '.join(facts['unclean'])}. Turn it off first: the migration's "
+            "broker rolls could otherwise elect a replica that lacks acknowledged records.")))
     zk = facts["zookeeper"]
     down = sorted(set(zk["nodes"]) - set(zk["serving"]))
     if down or not zk["has_leader"]:
-        refusals.append("ZooKeeper is unhealthy: " + "; ".join(
-            ([f"{', '.join(down)} not serving"] if down else []) + ([] if zk["has_leader"] else ["no single leader"])))
+        refusals.append(refusal("migration-zookeeper-unhealthy", "ZooKeeper is unhealthy: " + "; ".join(
+            ([f"{', '.join(down)} not serving"] if down else []) + ([] if zk["has_leader"] else ["no single leader"]))
+            + "."))
     # /migration says the metadata was copied: controllers that start on an empty metadata dir next to it copy
     # nothing and write their empty metadata back to ZooKeeper, erasing it (KAFKA-17146, Strimzi #11262)
     empty = sorted(h for h, meta in facts["controller_metadata"].items()
                    if meta is None or meta["state"] == kafka_kraft.NOT_FORMATTED)
     if facts["migration_znode"] and empty:
-        refusals.append(f"/migration holds {facts['migration_znode']}, left by an earlier migration that was not "
-                        f"rolled back completely, and the metadata dirs of controllers {', '.join(empty)} are empty: "
-                        "controllers started on them would skip copying ZooKeeper's metadata and write their empty "
-                        "metadata back to ZooKeeper, erasing it (KAFKA-17146); run rollback_kraft_migration.yml "
-                        "(it saves /migration, then deletes it)")
+        refusals.append(refusal("migration-stale-znode", (
+            f"/migration holds {facts['migration_znode']}, left by an earlier migration that was not rolled back "
+            f"completely, and the metadata dirs of controllers {', '.join(empty)} are empty: controllers started on "
+            "them would skip copying ZooKeeper's metadata and write their empty metadata back to ZooKeeper, erasing "
+            "it (KAFKA-17146); run rollback_kraft_migration.yml (it saves /migration, then deletes it).")))
     if not facts["controllers"]:
-        refusals.append("the inventory has no KRaft controllers (group kafka_controller_group)")
+        refusals.append(refusal("migration-no-controllers",
+                                "the inventory has no KRaft controllers (group kafka_controller_group)."))
     refusals += kafka_kraft.node_id_refusals(facts["controllers"],
                                              {h: b["broker_id"] for h, b in facts["brokers"].items()})
     for host, meta in sorted(facts["controller_metadata"].items()):
         if meta and meta["state"] != kafka_kraft.NOT_FORMATTED and meta["cluster_id"] != facts["cluster_id"]:
-            refusals.append(f"the metadata dir of controller {host} holds cluster {meta['cluster_id']}, not this "
-                            f"cluster ({facts['cluster_id']}): empty it if that cluster is gone")
+            refusals.append(refusal("migration-other-cluster-metadata", (
+                f"the metadata dir of controller {host} holds cluster {meta['cluster_id']}, not this cluster "
+                f"({facts['cluster_id']}): empty it if that cluster is gone.")))
     return refusals
 
 
@@ -227,23 +243,26 @@ def step_groups(steps, brokers, controllers):
 
 
 def finalize_refusals(brokers, broker_ids, rows, max_lag):
-    """Why the migration must not be finalized now; [] when it may. Finalize takes ZooKeeper away for good, so
-    every broker must run KRaft mode (no ZooKeeper settings, no restart pending) and be registered with the
-    controllers, fetching their metadata log within max_lag records (an observer of the quorum).
+    """Why the migration must not be finalized now, one refusal each; [] when it may. Finalize takes ZooKeeper
+    away for good, so every broker must run KRaft mode (no ZooKeeper settings, no restart pending) and be
+    registered with the controllers, fetching their metadata log within max_lag records (an observer of the
+    quorum).
     brokers: progress()'s; broker_ids: {host: broker id}; rows: kafka_kraft.parse_quorum_replication's."""
     refusals = []
     zk = sorted(h for h, n in brokers.items() if n["mode"] != KRAFT or n["restart_pending"])
     if zk:
-        refusals.append(f"brokers {', '.join(zk)} do not run KRaft mode yet")
+        refusals.append(refusal("finalize-brokers-in-kraft", f"brokers {', '.join(zk)} do not run KRaft mode yet."))
     observers = {r["node_id"]: r for r in rows if r["status"] == "Observer"}
     missing = sorted(f"{h} ({i})" for h, i in broker_ids.items() if i not in observers)
     if missing:
-        refusals.append(f"brokers {', '.join(missing)} are not registered with the KRaft controllers (no observer "
-                        "of the metadata quorum)")
+        refusals.append(refusal("finalize-brokers-in-kraft", (
+            f"brokers {', '.join(missing)} are not registered with the KRaft controllers (no observer of the "
+            "metadata quorum).")))
     behind = sorted(f"{h} ({observers[i]['lag']} records)" for h, i in broker_ids.items()
                     if i in observers and observers[i]["lag"] > max_lag)
     if behind:
-        refusals.append(f"brokers {', '.join(behind)} are behind the controllers' metadata log")
+        refusals.append(refusal("finalize-brokers-in-kraft",
+                                f"brokers {', '.join(behind)} are behind the controllers' metadata log."))
     return refusals
 
 

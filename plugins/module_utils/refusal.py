@@ -50,7 +50,33 @@ RULES = {
     "rotation-under-way": "the pki role (site.yml) refuses to issue or set trust while a CA rotation is under way",
     # KRaft and the migration to it
     "kraft-lost-voter": "a deploy does not format a controller's empty metadata dir next to voters that ran",
-    "migration-under-replicated": "the migration to KRaft does not start while partitions are under-replicated",
+    "kraft-unread-metadata-dir": "a deploy formats no controller while another controller's metadata dir was not read",
+    "kraft-other-cluster-metadata": "a deploy formats no controller beside metadata dirs of another or of several "
+                                    "clusters",
+    "kraft-node-ids": "every controller has a node id of its own that no broker has (one id space)",
+    "mode-change-by-migration-only": "a host moves between ZooKeeper and KRaft mode only through the migration's "
+                                     "steps, never by a deploy",
+    "migration-inconsistent-state": "the migration refuses hosts in a state none of its steps leads to",
+    "migration-finalized-early": "the migration refuses controllers finalized before every broker runs KRaft mode",
+    "migration-generated-broker-ids": "the migration to KRaft does not start with generated broker ids",
+    "migration-needs-3-9-protocol": "the migration to KRaft does not start before every broker runs "
+                                    "inter.broker.protocol.version 3.9",
+    "migration-under-replicated": "the migration to KRaft does not start while partitions are under-replicated "
+                                  "or offline",
+    "migration-unclean-election": "the migration to KRaft does not start while unclean leader election is on",
+    "migration-zookeeper-unhealthy": "the migration to KRaft does not start while a ZooKeeper member does not serve "
+                                     "or there is no single leader",
+    "migration-stale-znode": "the migration to KRaft does not start on a /migration left by an earlier one beside "
+                             "empty controller metadata dirs",
+    "migration-no-controllers": "the migration to KRaft does not start without KRaft controllers in the inventory",
+    "migration-other-cluster-metadata": "the migration to KRaft does not start on a controller metadata dir of "
+                                        "another cluster",
+    "finalize-brokers-in-kraft": "the migration is finalized only once every broker runs KRaft mode, registered "
+                                 "with the controllers and caught up",
+    "rollback-after-finalize": "the migration is not rolled back once its finalize has begun",
+    # Secure defaults (security_exposures.py)
+    "secure-default-off-on-purpose": "a secure default is turned off only when kafka_security_exposures_accepted "
+                                     "names it (the roles' preflights)",
 }
 
 

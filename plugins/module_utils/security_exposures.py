@@ -3,6 +3,8 @@
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
+
 # Variable -> (the value that opens the exposure, what it exposes).
 EXPOSURES = {
     "kafka_plaintext_listener": (True, (
@@ -28,14 +30,15 @@ EXPOSURES = {
 
 
 def exposure_refusals(settings, accepted):
-    """One refusal message per setting of `settings` ({variable: value}, a bool or a string such as "true") that
-    opens an exposure not named in `accepted`; none for a setting kept secure or accepted on purpose."""
+    """One refusal (refusal.refusal: {rule, message}) per setting of `settings` ({variable: value}, a bool or a string
+    such as "true") that opens an exposure not named in `accepted`; none for a setting kept secure or accepted on
+    purpose."""
     refusals = []
     for name, value in settings.items():
         opening_value, what = EXPOSURES[name]
         if boolean(value) == opening_value and name not in accepted:
-            refusals.append(
+            refusals.append(refusal("secure-default-off-on-purpose", (
                 f"{name}={str(opening_value).lower()} turns off a secure default: {what}. If that is what you want "
                 f"(converting an open cluster, a network nobody else reaches), add {name} to "
-                "kafka_security_exposures_accepted; otherwise set it back.")
+                "kafka_security_exposures_accepted; otherwise set it back.")))
     return refusals

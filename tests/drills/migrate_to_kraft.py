@@ -67,8 +67,8 @@ def rollback_refused():
     for name, args in (("check", ["--check"]), ("run", [])):
         ok, changed = drill.refused(["ansible-playbook", "playbooks/rollback_kraft_migration.yml", *args],
                                     WORK / "logs" / f"rollback-after-finalize-{name}.log",
-                                    ["Refusing to roll back the migration; nothing was changed",
-                                     "the migration is finalized"])
+                                    ["Refusing to roll back the migration: [rollback-after-finalize] the migration "
+                                     "is finalized", "Nothing changed."])
         runs[name] = {"refused": ok, "changed": changed}
         problems += [] if ok else [f"{name}: not refused"]
         problems += [f"{name}: changed {changed}"] if changed else []

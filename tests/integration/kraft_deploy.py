@@ -167,8 +167,8 @@ def test_a_voter_that_lost_its_disk_is_not_formatted_and_nothing_changes(run_pla
         before = lab_state(settings)
         run = run_playbook("site.yml")
         assert run.returncode != 0
-        assert (f"Refusing to format the KRaft controllers: {lost.name} has an empty metadata dir while "
-                f"{controllers[0].name}, {controllers[1].name} already ran the quorum") in run.output
+        assert (f"Refusing to format the KRaft controllers: [kraft-lost-voter] {lost.name} has an empty metadata dir "
+                f"while {controllers[0].name}, {controllers[1].name} already ran the quorum") in run.output
         assert lab_state(settings) == before
     finally:
         ssh_run(lost, "cd /var/lib/kafka-controller && rm -rf metadata && mv lost metadata"
@@ -182,8 +182,8 @@ def test_a_voter_that_lost_its_disk_is_not_formatted_and_nothing_changes(run_pla
 
 
 @pytest.mark.parametrize("extra, refusal", [
-    (["-e", "kafka_controller_node_id=2"], "controllers ctrl1, ctrl2, ctrl3 share node id 2"),
-    (["-e", "kafka_controller_node_id=2"], "has node id 2, the id of broker kafka2"),
+    (["-e", "kafka_controller_node_id=2"], "[kraft-node-ids] controllers ctrl1, ctrl2, ctrl3 share node id 2"),
+    (["-e", "kafka_controller_node_id=2"], "has node id 2, the id of broker kafka2: brokers and controllers share"),
 ])
 def test_clashing_node_ids_are_refused_and_nothing_changes(run_playbook, settings, extra, refusal):
     before = lab_state(settings)
@@ -196,5 +196,6 @@ def test_a_zookeeper_deploy_over_the_kraft_cluster_is_refused_and_nothing_change
     before = lab_state(settings)
     run = run_playbook("site.yml", env={"KAFKAOPS_LAB_METADATA_MODE": "zookeeper"})
     assert run.returncode != 0
-    assert "it runs in KRaft mode (process.roles) and kafka_metadata_mode is zookeeper" in run.output
+    assert ("[mode-change-by-migration-only] it runs in KRaft mode (process.roles) and kafka_metadata_mode is "
+            "zookeeper") in run.output
     assert lab_state(settings) == before

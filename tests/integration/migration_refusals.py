@@ -15,13 +15,14 @@ from lab import config
 from lab.cluster_settings import kafka_config, kazoo_client
 
 
-def _refused(run_playbook, settings, refusal, *args):
+def _refused(run_playbook, settings, rule, refusal, *args):
+    """The run is refused with rule's refusal (its id, then the start of its message) and changes nothing."""
     before = lab_state(settings)
     # up to the first step only: a run that wrongly went on (tests/rule_removal.py) stops there
     run = run_playbook("migrate_to_kraft.yml", "-e", "migration_until=controllers", *args)
     assert run.returncode != 0, run.output[-3000:]
-    assert "Refusing to migrate to KRaft; nothing was changed" in run.output and refusal in run.output, \
-        run.output[-3000:]
+    assert "Refusing to migrate to KRaft: [" in run.output and f"[{rule}] {refusal}" in run.output \
+        and "Nothing changed." in run.output, run.output[-3000:]
     assert lab_state(settings) == before
     assert _migration_znode(settings) is None
     return run
@@ -52,14 +53,16 @@ def server_properties_line():
         ssh_run(host, "mv /root/server.properties.saved /etc/kafka/server.properties")
 
 
-@pytest.mark.parametrize("broker, line, refusal", [
-    ("kafka3", "reserved.broker.max.id=2", "broker ids above reserved.broker.max.id (2) were generated ([3])"),
-    ("kafka2", "inter.broker.protocol.version=3.8", "inter.broker.protocol.version is not 3.9 on {'kafka2': '3.8'}"),
+@pytest.mark.parametrize("broker, line, rule, refusal", [
+    ("kafka3", "reserved.broker.max.id=2", "migration-generated-broker-ids",
+     "broker ids above reserved.broker.max.id (2) were generated ([3])"),
+    ("kafka2", "inter.broker.protocol.version=3.8", "migration-needs-3-9-protocol",
+     "inter.broker.protocol.version is not 3.9 on {'kafka2': '3.8'}"),
 ])
 def test_a_broker_config_the_migration_cannot_take_is_refused(run_playbook, settings, server_properties_line,
-                                                               broker, line, refusal):
+                                                               broker, line, rule, refusal):
     server_properties_line(broker, line)
-    _refused(run_playbook, settings, refusal)
+    _refused(run_playbook, settings, rule, refusal)
 
 
 def test_unclean_leader_election_is_refused(run_playbook, settings):
@@ -70,7 +73,7 @@ def test_unclean_leader_election_is_refused(run_playbook, settings):
         ConfigEntry("unclean.leader.election.enable", "true", incremental_operation=AlterConfigOpType.SET)])
     admin.incremental_alter_configs([resource])[resource].result(30)
     try:
-        _refused(run_playbook, settings, f"unclean leader election is on: topic {topic}")
+        _refused(run_playbook, settings, "migration-unclean-election", f"unclean leader election is on: topic {topic}")
     finally:
         admin.delete_topics([topic])[topic].result(30)
 
@@ -80,7 +83,8 @@ def test_under_replicated_partitions_are_refused(run_playbook, settings, run_mod
     kafka3 = config.host("kafka3")
     ssh_run(kafka3, "systemctl stop kafka")  # a controlled shutdown: it leaves every ISR at once
     try:
-        _refused(run_playbook, settings, "partition(s) are under-replicated")
+        run = _refused(run_playbook, settings, "migration-under-replicated", "")
+        assert "partition(s) are under-replicated: " in run.output, run.output[-3000:]
     finally:
         ssh_run(kafka3, "systemctl start kafka")
         healthy = run_module("kafka_broker_wait_healthy", broker_id=3, wait_timeout=300)
@@ -91,19 +95,20 @@ def test_an_unhealthy_zookeeper_is_refused(run_playbook, settings, run_module):
     zk3 = config.host("zk3")
     ssh_run(zk3, "systemctl stop zookeeper")
     try:
-        _refused(run_playbook, settings, "ZooKeeper is unhealthy: zk3 not serving")
+        _refused(run_playbook, settings, "migration-zookeeper-unhealthy", "ZooKeeper is unhealthy: zk3 not serving")
     finally:
         ssh_run(zk3, "systemctl start zookeeper")
         ensemble = run_module("zookeeper_ensemble_info", members=settings["zookeeper_members"], wait_timeout=120)
         assert not ensemble["failed"], ensemble.get("msg")
 
 
-@pytest.mark.parametrize("extra, refusal", [
-    ({"kafka_controller_group": "no_such_group"}, "the inventory has no KRaft controllers"),
-    ({"kafka_controller_node_id": 2}, "has node id 2, the id of broker kafka2"),
+@pytest.mark.parametrize("extra, rule, refusal", [
+    ({"kafka_controller_group": "no_such_group"}, "migration-no-controllers", "the inventory has no KRaft controllers"),
+    ({"kafka_controller_node_id": 2}, "kraft-node-ids",
+     "controller ctrl1, ctrl2, ctrl3 has node id 2, the id of broker kafka2"),
 ])
-def test_missing_or_clashing_controllers_are_refused(run_playbook, settings, extra, refusal):
-    _refused(run_playbook, settings, refusal, "-e", json.dumps(extra))
+def test_missing_or_clashing_controllers_are_refused(run_playbook, settings, extra, rule, refusal):
+    _refused(run_playbook, settings, rule, refusal, "-e", json.dumps(extra))
 
 
 def test_a_controller_dir_of_another_cluster_is_refused(run_playbook, settings, controllers):
@@ -113,7 +118,8 @@ def test_a_controller_dir_of_another_cluster_is_refused(run_playbook, settings, 
                    "'version=1\\ncluster.id=AnotherClusterXXXXXXXX\\nnode.id=9001\\ndirectory.id=Dg7Wc0p5QkWZ6wbmUvXw0A\\n'"
                    " > /var/lib/kafka-controller/metadata/meta.properties")
     try:
-        _refused(run_playbook, settings, "the metadata dir of controller ctrl1 holds cluster AnotherClusterXXXXXXXX")
+        _refused(run_playbook, settings, "migration-other-cluster-metadata",
+                 "the metadata dir of controller ctrl1 holds cluster AnotherClusterXXXXXXXX")
     finally:
         ssh_run(ctrl1, "rm -f /var/lib/kafka-controller/metadata/meta.properties" if existed
                 else "rm -rf /var/lib/kafka-controller")
@@ -128,7 +134,8 @@ def test_a_migration_znode_left_by_an_earlier_migration_is_refused(run_playbook,
     try:
         before = lab_state(settings)
         run = run_playbook("migrate_to_kraft.yml")
-        assert run.returncode != 0 and "/migration holds" in run.output and "KAFKA-17146" in run.output, \
+        assert run.returncode != 0 and "[migration-stale-znode] /migration holds" in run.output \
+            and "KAFKA-17146" in run.output, \
             run.output[-3000:]
         assert lab_state(settings) == before
         assert json.loads(zk.get("/migration")[0]) == left

@@ -83,9 +83,11 @@ CASES = [
                                                   "kafka_tls_key_source": "{future}/key"}, None,
      "the certificate of kafka1 is not valid before"),
     ("a PLAINTEXT listener only on purpose", "kafka.yml", {"kafka_plaintext_listener": True}, None,
-     "kafka_plaintext_listener=true turns off a secure default: the PLAINTEXT listener lets anyone"),
+     "Refusing to configure broker 1 on kafka1: [secure-default-off-on-purpose] kafka_plaintext_listener=true turns "
+     "off a secure default: the PLAINTEXT listener lets anyone"),
     ("a plaintext quorum only on purpose", "zookeeper.yml", {"zookeeper_quorum_tls": False}, None,
-     "zookeeper_quorum_tls=false turns off a secure default: members replicate every znode to each other in clear"),
+     "Refusing to configure ZooKeeper member 1 on zk1: [secure-default-off-on-purpose] zookeeper_quorum_tls=false "
+     "turns off a secure default: members replicate every znode to each other in clear"),
     ("PLAINTEXT removed while the brokers replicate over it", "kafka.yml", {"kafka_inter_broker_listener": "PLAINTEXT"},
      None, "kafka_inter_broker_listener=PLAINTEXT names no listener of this broker"),
     ("a certificate of the truststore's CA", "zookeeper.yml", {"zookeeper_tls_ca_source": "{another_ca}"}, None,

@@ -27,14 +27,24 @@ def test_quorum_voters_in_inventory_order():
         kk.quorum_voters(endpoints, {"ctrl2": 9002})
 
 
+FIX_IDS = ("give every controller its own kafka_controller_node_id, one no broker uses, now or as a spare's "
+           "(e.g. 9001, 9002, 9003).")
+
+
+def _node_ids(*messages):
+    return [{"rule": "kraft-node-ids", "message": m} for m in messages]
+
+
 def test_node_ids_clash_with_brokers_and_each_other():
     assert kk.node_id_refusals({"c1": 9001, "c2": 9002, "c3": 9003}, {"k1": 1, "k2": 2}) == []
-    assert kk.node_id_refusals({"c1": 9001, "c2": 9001, "c3": 9003}, {}) == ["controllers c1, c2 share node id 9001"]
+    assert kk.node_id_refusals({"c1": 9001, "c2": 9001, "c3": 9003}, {}) == _node_ids(
+        f"controllers c1, c2 share node id 9001: {FIX_IDS}")
     clash = kk.node_id_refusals({"c1": 2, "c2": 9002, "c3": 9003}, {"k1": 1, "k2": 2})
-    assert clash == ["controller c1 has node id 2, the id of broker k2: brokers and controllers share one id space"]
-    assert kk.node_id_refusals({"c1": None, "c2": "x"}, {}) == [
-        "controller c1 has no non-negative kafka_controller_node_id (got None)",
-        "controller c2 has no non-negative kafka_controller_node_id (got 'x')"]
+    assert clash == _node_ids(
+        f"controller c1 has node id 2, the id of broker k2: brokers and controllers share one id space; {FIX_IDS}")
+    assert kk.node_id_refusals({"c1": None, "c2": "x"}, {}) == _node_ids(
+        f"controller c1 has no non-negative kafka_controller_node_id (got None): {FIX_IDS}",
+        f"controller c2 has no non-negative kafka_controller_node_id (got 'x'): {FIX_IDS}")
 
 
 def test_metadata_state():
@@ -67,18 +77,24 @@ def test_a_running_quorum_is_left_as_it_is():
 def test_a_voter_that_lost_its_disk_is_not_formatted_by_a_deploy():
     plan = kk.format_plan({"c1": _dir(kk.STARTED, "X"), "c2": _dir(kk.NOT_FORMATTED), "c3": _dir(kk.STARTED, "X")})
     assert plan["format"] == [] and plan["cluster_id"] is None
-    assert plan["refusals"] == ["c2 has an empty metadata dir while c1, c3 already ran the quorum: a deploy does not "
-                                "format a voter that lost its disk (docs/runbooks/replace-controller.md says how)"]
+    assert plan["refusals"] == [{"rule": "kraft-lost-voter", "message": (
+        "c2 has an empty metadata dir while c1, c3 already ran the quorum: a deploy does not format a voter that lost "
+        "its disk (docs/runbooks/replace-controller.md says how).")}]
+    two = kk.format_plan({"c1": _dir(kk.STARTED, "X"), "c2": _dir(kk.NOT_FORMATTED), "c3": _dir(kk.NOT_FORMATTED)})
+    assert two["refusals"][0]["message"].startswith("c2, c3 have an empty metadata dir while c1 already ran")
 
 
 def test_other_clusters_and_unread_dirs_are_refused():
     assert kk.format_plan({"c1": _dir(kk.STARTED, "X"), "c2": _dir(kk.FORMATTED, "Y")})["refusals"] == [
-        "the controllers' metadata dirs hold different clusters: c1 X, c2 Y"]
+        {"rule": "kraft-other-cluster-metadata",
+         "message": "the controllers' metadata dirs hold different clusters: c1 X, c2 Y."}]
     assert kk.format_plan({"c1": _dir(kk.STARTED, "X")}, "Y")["refusals"] == [
-        "the controllers' metadata dirs hold cluster X (c1), but kafka_cluster_id is Y"]
+        {"rule": "kraft-other-cluster-metadata",
+         "message": "the controllers' metadata dirs hold cluster X (c1), but kafka_cluster_id is Y."}]
     plan = kk.format_plan({"c1": None, "c2": _dir(kk.NOT_FORMATTED)})
     assert plan["format"] == [] and plan["refusals"] == [
-        "the metadata dir of c1 was not read (is it reachable, or left out by --limit?)"]
+        {"rule": "kraft-unread-metadata-dir",
+         "message": "the metadata dir of c1 was not read (is it reachable, or left out by --limit?)."}]
     # a run limited to a controller that ran formats nothing: the others need not be read
     assert kk.format_plan({"c1": None, "c2": _dir(kk.STARTED, "X")}) == {"cluster_id": "X", "format": [],
                                                                          "refusals": []}
@@ -104,15 +120,17 @@ def test_a_controller_stops_only_while_the_others_are_a_caught_up_majority():
     # 9003 is 145 records behind: stopping 9003 leaves 9001 and 9002, a majority
     assert kk.controller_stop_refusals(rows, 9003, max_lag=10) == []
     # stopping 9002 would leave the leader and a lagging follower
-    assert kk.controller_stop_refusals(rows, 9002, max_lag=10) == [
+    assert kk.controller_stop_refusals(rows, 9002, max_lag=10) == [{"rule": "kraft-controller-gate", "message": (
         "without node 9002, 1 voter(s) [9001] are caught up, fewer than the majority of 2 of the 3 voters "
-        "(lagging: {9003: 145})"]
+        "(lagging: {9003: 145}).")}]
     assert kk.controller_stop_refusals(rows, 9002, max_lag=200) == []
     # brokers (observers) are no voters
-    assert kk.controller_stop_refusals(rows, 1, max_lag=10) == ["node 1 is not a voter of the quorum "
-                                                                "(voters [9001, 9002, 9003])"]
+    assert kk.controller_stop_refusals(rows, 1, max_lag=10) == [{"rule": "kraft-controller-gate",
+                                                                 "message": "node 1 is not a voter of the quorum "
+                                                                            "(voters [9001, 9002, 9003])."}]
     no_leader = [dict(r, status="Follower") for r in _rows({9001: 0, 9002: 0, 9003: 0})]
-    assert kk.controller_stop_refusals(no_leader, 9001, 10) == ["the quorum has no leader (voters [9001, 9002, 9003])"]
+    assert kk.controller_stop_refusals(no_leader, 9001, 10) == [
+        {"rule": "kraft-controller-gate", "message": "the quorum has no leader (voters [9001, 9002, 9003])."}]
 
 
 def test_five_voters_tolerate_two_behind():
@@ -136,13 +154,23 @@ def test_the_leader_restarts_last():
     assert kk.controller_restart_order(rows, [9003]) == [9003]
 
 
+def _mode_change(*args, **kwargs):
+    refused = kk.mode_change_refusal(*args, **kwargs)
+    assert refused["rule"] == "mode-change-by-migration-only"
+    return refused["message"]
+
+
 def test_a_deploy_does_not_switch_a_node_between_modes():
     assert kk.mode_change_refusal(None, "kraft") is None
     assert kk.mode_change_refusal("kraft", "kraft") is None
-    assert "migrate_to_kraft.yml" in kk.mode_change_refusal("zookeeper", "kraft")
-    assert "set kafka_metadata_mode: kraft" in kk.mode_change_refusal("kraft", "zookeeper")
+    assert _mode_change("zookeeper", "kraft") == (
+        "it runs in ZooKeeper mode and kafka_metadata_mode is kraft: a ZooKeeper cluster moves to KRaft only through "
+        "playbooks/migrate_to_kraft.yml.")
+    assert _mode_change("kraft", "zookeeper").startswith(
+        "it runs in KRaft mode (process.roles) and kafka_metadata_mode is zookeeper: set kafka_metadata_mode: kraft")
     # a migration under way is neither: a deploy would undo its step
-    assert "go on with playbooks/migrate_to_kraft.yml" in kk.mode_change_refusal("migrating", "zookeeper")
+    assert _mode_change("migrating", "zookeeper").startswith(
+        "it runs with the settings of a migration to KRaft: go on with playbooks/migrate_to_kraft.yml")
 
 
 def test_the_migrations_steps_change_modes_one_step_at_a_time():
@@ -153,7 +181,8 @@ def test_the_migrations_steps_change_modes_one_step_at_a_time():
         assert kk.mode_change_refusal(configured, wanted) is not None  # a deploy never does
     # no step skips one, and none goes back from KRaft alone to a migration (finalize is final)
     for configured, wanted in (("zookeeper", "kraft"), ("kraft", "zookeeper"), ("kraft", "migration")):
-        assert "never take it from" in kk.mode_change_refusal(configured, wanted, **step)
+        assert _mode_change(configured, wanted, **step) == (
+            f"the migration's steps never take it from {configured} to {wanted}.")
 
 
 STATUS = """ClusterId:              ZDz594TQToyIHFUs-ts4Sg

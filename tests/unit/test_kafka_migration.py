@@ -51,21 +51,31 @@ def test_a_controller_that_does_not_run_or_waits_for_a_restart_is_not_done():
     assert _progress(_nodes("migration", "migration", "migration", pending=[2]), brokers)["next"] == "controllers"
 
 
+def _inconsistent(*messages):
+    return [{"rule": "migration-inconsistent-state", "message": m} for m in messages]
+
+
 def test_states_no_step_leads_to_are_refused():
     ctrl = _nodes("migration", "migration", "migration")
     mixed = _progress(ctrl, _nodes("zookeeper", "kraft", "migrating"), 1)
-    assert mixed["refusals"] == ["brokers h1 run ZooKeeper mode without the migration flag while h2 run KRaft mode",
-                                 "step brokers_kraft has begun before step brokers_migration is done"]
+    assert mixed["refusals"] == _inconsistent(
+        "brokers h1 run ZooKeeper mode without the migration flag while h2 run KRaft mode.",
+        "step brokers_kraft has begun before step brokers_migration is done.")
     early = _progress(ctrl, _nodes("kraft", "migrating", "migrating"), 2)
-    assert early["refusals"] == ["brokers h1 run KRaft mode but the metadata migration is not complete "
-                                 "(ZkMigrationState PRE_MIGRATION)",
-                                 "step brokers_kraft has begun before step metadata is done"]
+    assert early["refusals"] == _inconsistent(
+        "brokers h1 run KRaft mode but the metadata migration is not complete (ZkMigrationState PRE_MIGRATION).",
+        "step brokers_kraft has begun before step metadata is done.")
     finalized_early = _progress(_nodes("kraft", "kraft", "kraft"), _nodes("kraft", "migrating", "kraft"), 1)
-    assert "finalized before every broker moved (KAFKA-20960)" in finalized_early["refusals"][0]
+    assert finalized_early["refusals"] == [{"rule": "migration-finalized-early", "message": (
+        "controllers h1, h2, h3 run without ZooKeeper while brokers h2 do not run KRaft mode: the migration was "
+        "finalized before every broker moved (KAFKA-20960); no step repairs it.")}] + _inconsistent(
+        "step finalize has begun before step brokers_kraft is done.")
     no_controllers = _progress({}, _nodes("migrating", "zookeeper", "zookeeper"))
-    assert no_controllers["refusals"] == [
-        "brokers run with the migration's settings but the inventory has no KRaft controllers",
-        "step brokers_migration has begun before step controllers is done"]
+    assert no_controllers["refusals"] == _inconsistent(
+        "brokers run with the migration's settings but the inventory has no KRaft controllers.",
+        "step brokers_migration has begun before step controllers is done.")
+    unknown = _progress(ctrl, _nodes("zookeeper", None, "zookeeper"), 2)
+    assert unknown["refusals"] == _inconsistent("brokers h2 have no ZooKeeper or KRaft config.")
 
 
 def _wiped(nodes, state="not_formatted"):
@@ -108,7 +118,9 @@ def test_the_controller_epoch_is_raised_above_the_kraft_controllers():
 def test_no_rollback_once_finalize_began():
     partly = _nodes("kraft", "migration", "migration")
     plan = km.rollback_plan(partly, _nodes("kraft", "kraft", "kraft"))
-    assert plan["actions"] == [] and "finalized (controllers h1 run without ZooKeeper)" in plan["refusals"][0]
+    assert plan == {"actions": [], "refusals": [{"rule": "rollback-after-finalize", "message": (
+        "the migration is finalized (controllers h1 run without ZooKeeper): Kafka 3.9 cannot go back to ZooKeeper "
+        "mode from here, and ZooKeeper no longer has the cluster's metadata.")}]}
 
 
 def _facts(**changes):
@@ -133,32 +145,57 @@ def test_a_healthy_zookeeper_cluster_passes_the_precheck():
 
 
 def test_each_precheck_refusal():
-    def refused(**changes):
+    def refused(rule, **changes):
         problems = km.precheck_refusals(_facts(**changes))
-        assert len(problems) == 1, problems
-        return problems[0]
-    assert "were generated ([1001])" in refused(registered_ids=[1, 2, 1001, 1001])  # registered and on disk
+        assert [p["rule"] for p in problems] == [rule], problems
+        return problems[0]["message"]
+    generated = "migration-generated-broker-ids"
+    assert "were generated ([1001])" in refused(generated, registered_ids=[1, 2, 1001, 1001])  # registered and on disk
     lower = _facts()["brokers"] | {"k3": {"broker_id": 3, "props": {"reserved.broker.max.id": "2"}}}
-    assert "reserved.broker.max.id (2) were generated ([3])" in refused(brokers=lower)
+    assert refused(generated, brokers=lower) == (
+        "broker ids above reserved.broker.max.id (2) were generated ([3]): a migrating broker needs an explicit "
+        "broker.id of at most reserved.broker.max.id (KAFKA-17042); replace those brokers with ids from the inventory.")
     unset = _facts()["brokers"] | {"k1": {"broker_id": 1, "props": {"broker.id.generation.enable": "true"}}}
-    assert "(broker.id unset)" in refused(brokers=unset)
+    assert "(broker.id unset)" in refused(generated, brokers=unset)
     old_ibp = _facts()["brokers"] | {"k2": {"broker_id": 2, "props": {"inter.broker.protocol.version": "3.8"}}}
-    assert refused(brokers=old_ibp).startswith("inter.broker.protocol.version is not 3.9 on {'k2': '3.8'}")
-    assert refused(under_replicated=["t-0", "t-1"]) == "2 partition(s) are under-replicated: t-0, t-1"
-    assert refused(offline=["t-0"]) == "1 partition(s) are offline: t-0"
-    assert refused(unclean=["topic t"]) == "unclean leader election is on: topic t"
+    assert refused("migration-needs-3-9-protocol", brokers=old_ibp) == (
+        "inter.broker.protocol.version is not 3.9 on {'k2': '3.8'}: the migration needs every broker on 3.9 "
+        "(roll them with 3.9 first).")
+    assert refused("migration-under-replicated", under_replicated=["t-0", "t-1"]) == (
+        "2 partition(s) are under-replicated: t-0, t-1.")
+    assert refused("migration-under-replicated", offline=["t-0"]) == "1 partition(s) are offline: t-0."
+    many = [f"t-{i}" for i in range(12)]
+    assert refused("migration-under-replicated", offline=many) == (
+        "12 partition(s) are offline: t-0, t-1, t-2, t-3, t-4, t-5, t-6, t-7, t-8, t-9 and 2 more.")
+    assert refused("migration-unclean-election", unclean=["topic t"]).startswith(
+        "unclean leader election is on: topic t. Turn it off")
     ensemble = _facts()["zookeeper"]
-    assert refused(zookeeper=ensemble | {"serving": ["zk1", "zk3"]}) == "ZooKeeper is unhealthy: zk2 not serving"
-    assert refused(zookeeper=ensemble | {"has_leader": False}) == "ZooKeeper is unhealthy: no single leader"
+    unhealthy = "migration-zookeeper-unhealthy"
+    assert refused(unhealthy, zookeeper=ensemble | {"serving": ["zk1", "zk3"]}) == (
+        "ZooKeeper is unhealthy: zk2 not serving.")
+    assert refused(unhealthy, zookeeper=ensemble | {"has_leader": False}) == "ZooKeeper is unhealthy: no single leader."
     left = {"kraft_controller_id": 9001, "kraft_metadata_offset": 120}
-    assert "and the metadata dirs of controllers c1 are empty" in refused(migration_znode=left)
+    stale = refused("migration-stale-znode", migration_znode=left)
+    assert "and the metadata dirs of controllers c1 are empty" in stale and "KAFKA-17146" in stale
     # a rolled-back cluster keeps the controllers' migration configs: only their empty dirs count
     running = {"c1": {"state": "started", "cluster_id": "X"}}
     assert km.precheck_refusals(_facts(migration_znode=left, controller_metadata=running)) == []  # its own
-    assert refused(controllers={}).startswith("the inventory has no KRaft controllers")
-    assert "the id of broker k2" in refused(controllers={"c1": 2, "c2": 9002, "c3": 9003})
+    assert refused("migration-no-controllers", controllers={}) == (
+        "the inventory has no KRaft controllers (group kafka_controller_group).")
+    clash = {"c1": 2, "c2": 9002, "c3": 9003}
+    assert "has node id 2, the id of broker k2" in refused("kraft-node-ids", controllers=clash)
     other = {"c1": {"state": "started", "cluster_id": "Y"}}
-    assert refused(controller_metadata=other).startswith("the metadata dir of controller c1 holds cluster Y, not this")
+    assert refused("migration-other-cluster-metadata", controller_metadata=other) == (
+        "the metadata dir of controller c1 holds cluster Y, not this cluster (X): empty it if that cluster is gone.")
+
+
+def test_every_precheck_refusal_at_once_keeps_its_own_rule():
+    ensemble = _facts()["zookeeper"] | {"has_leader": False}
+    problems = km.precheck_refusals(_facts(under_replicated=["t-0"], offline=["t-1"], unclean=["topic t"],
+                                           zookeeper=ensemble, controllers={}))
+    assert [p["rule"] for p in problems] == ["migration-under-replicated", "migration-under-replicated",
+                                             "migration-unclean-election", "migration-zookeeper-unhealthy",
+                                             "migration-no-controllers"]
 
 
 def test_a_run_takes_the_steps_from_the_next_one_up_to_until_and_finalize_only_when_asked():
@@ -190,12 +227,18 @@ def test_finalize_waits_for_every_broker_registered_with_the_controllers_in_kraf
     ids = {"h1": 1, "h2": 2, "h3": 3}
     kraft = _nodes("kraft", "kraft", "kraft")
     assert km.finalize_refusals(kraft, ids, _observers(b1=0, b2=0, b3=3), 10) == []
+    def refusals(*messages):
+        return [{"rule": "finalize-brokers-in-kraft", "message": m} for m in messages]
     assert km.finalize_refusals(_nodes("kraft", "kraft", "kraft", pending=[2]), ids,
-                                _observers(b1=0, b2=0, b3=0), 10) == ["brokers h2 do not run KRaft mode yet"]
-    assert km.finalize_refusals(kraft, ids, _observers(b1=0, b3=0), 10) == [
-        "brokers h2 (2) are not registered with the KRaft controllers (no observer of the metadata quorum)"]
-    assert km.finalize_refusals(kraft, ids, _observers(b1=0, b2=0, b3=500), 10) == [
-        "brokers h3 (500 records) are behind the controllers' metadata log"]
+                                _observers(b1=0, b2=0, b3=0), 10) == refusals("brokers h2 do not run KRaft mode yet.")
+    assert km.finalize_refusals(kraft, ids, _observers(b1=0, b3=0), 10) == refusals(
+        "brokers h2 (2) are not registered with the KRaft controllers (no observer of the metadata quorum).")
+    assert km.finalize_refusals(kraft, ids, _observers(b1=0, b2=0, b3=500), 10) == refusals(
+        "brokers h3 (500 records) are behind the controllers' metadata log.")
+    assert km.finalize_refusals(_nodes("migrating", "kraft", "kraft"), ids, _observers(b2=0, b3=500), 10) == refusals(
+        "brokers h1 do not run KRaft mode yet.",
+        "brokers h1 (1) are not registered with the KRaft controllers (no observer of the metadata quorum).",
+        "brokers h3 (500 records) are behind the controllers' metadata log.")
 
 
 def test_the_zk_migration_state_from_jmxtool():

@@ -15,8 +15,10 @@ def test_secure_defaults_are_not_refused():
 def test_each_exposure_is_refused_until_accepted(name):
     opened = {**SECURE, name: EXPOSURES[name][0]}
     refusals = exposure_refusals(opened, [])
-    assert len(refusals) == 1 and refusals[0].startswith(f"{name}={str(EXPOSURES[name][0]).lower()} turns off")
-    assert EXPOSURES[name][1] in refusals[0] and "kafka_security_exposures_accepted" in refusals[0]
+    assert [r["rule"] for r in refusals] == ["secure-default-off-on-purpose"]
+    message = refusals[0]["message"]
+    assert message.startswith(f"{name}={str(EXPOSURES[name][0]).lower()} turns off a secure default: ")
+    assert EXPOSURES[name][1] in message and f"add {name} to kafka_security_exposures_accepted" in message
     assert exposure_refusals(opened, [name]) == []
     assert exposure_refusals(opened, [other for other in EXPOSURES if other != name]) == refusals
 
