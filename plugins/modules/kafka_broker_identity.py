@@ -75,6 +75,13 @@ refusals:
   type: list
   elements: str
   sample: ["/data/disk2/kafka holds the data of broker.id 3, not 2"]
+abandoned_log_dirs:
+  description: The dirs of I(configured_log_dirs) that hold data and that I(log_dirs) leaves out.
+  returned: always
+  type: list
+  elements: str
+  sample: []
+  version_added: 0.12.0
 configured_log_dirs:
   description: The log.dirs of I(config_file) (empty without one).
   returned: always
@@ -136,6 +143,7 @@ def main():
     current, abandoned = abandoned_dirs(props, p["log_dirs"])
     refusals = ki.refusals(dirs, p["broker_id"], p["cluster_id"] or None, p["peers"], abandoned)
     module.exit_json(changed=False, dirs=dirs, refusals=refusals, configured_log_dirs=current,
+                     abandoned_log_dirs=abandoned,
                      configured_mode=kafka_migration.configured_mode(props),
                      configured_properties={k: v for k, v in props.items() if k in kafka_migration.PRECHECK_KEYS})
 

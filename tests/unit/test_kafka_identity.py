@@ -92,3 +92,15 @@ def test_read_meta_tells_absent_from_unreadable(tmp_path):
     entry = ki.read_meta(str(tmp_path / "denied"))
     assert entry["meta"] is None and "Is a directory" in entry["error"]
     assert os.path.isdir(tmp_path / "denied")
+
+
+def test_the_preflight_filter_compares_a_read_result_with_the_peers_read_after_it():
+    from ansible_collections.kafkaops.toolkit.plugins.filter.kafka_identity import kafka_identity_refusals
+    dirs = ki.report([_ours("/d1")], 2, "AbC-12_xyz")
+    identity = {"dirs": dirs, "refusals": [], "abandoned_log_dirs": ["/old"]}
+    peers = {"kafka3": ki.report([_ours("/d1", broker="2")], 3, "AbC-12_xyz")}
+    assert kafka_identity_refusals(identity, 2, "AbC-12_xyz", peers) == [
+        "/d1 on kafka3 already holds the data of broker.id 2",
+        "log.dirs would no longer include /old, which holds this broker's data"]
+    assert kafka_identity_refusals(identity, 2, "", {}) == [
+        "log.dirs would no longer include /old, which holds this broker's data"]
