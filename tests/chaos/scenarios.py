@@ -303,8 +303,3 @@ SCENARIOS = [
     Scenario("leader-cut-from-followers-killed-acks1", "13c", "negative control: scenario 13 with acks=1",
              cut_leader_from_followers_then_kill, acks="1"),
 ]
-
-# What `make test` runs (within CI's time budget): scenario 2 and one negative control, 5c, whose loss starts
-# at the cut (the others' only once leadership moved, or depend on a kill's timing). The rebuild and the
-# replacement under load are in the integration tests (test_recovery_playbooks.py); make chaos runs all.
-QUICK = ("kill-leader-controller", "leader-cut-from-all-acks1")

@@ -7,7 +7,6 @@ import subprocess
 
 import probes
 import pytest
-from scenarios import QUICK, SCENARIOS
 
 
 def test_process_state_is_read_after_the_command_name():
@@ -77,11 +76,6 @@ def test_a_control_without_writes_in_the_window_is_not_confirmed():
 
 def test_acks_all_scenarios_only_report_the_window_writes():
     assert probes.window_writes(FakeCanary("all", ACKS), 103.0, "the cut")[1] == 0
-
-
-def test_make_test_runs_exactly_one_negative_control():
-    controls = [s.key for s in SCENARIOS if s.key in QUICK and s.negative_control]
-    assert controls == ["leader-cut-from-all-acks1"]
 
 
 class FakeCluster:
