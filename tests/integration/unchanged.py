@@ -4,6 +4,7 @@ cluster), and the throttles. Read before and after
 the run and compared whole."""
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from lab_hosts import ssh_run
 from throttles import throttles_anywhere
@@ -58,8 +59,11 @@ def lab_state(settings):
     """Everything a refused run must not change, as one comparable value."""
     # first: it waits for earlier tests' topic deletions; a KRaft cluster has no znodes
     znodes = _znodes(settings["zookeeper_connect"]) if settings["zookeeper_connect"] else None
+    hosts = config.load_hosts()
+    with ThreadPoolExecutor(len(hosts)) as pool:  # one SSH session per host, all at once
+        states = list(pool.map(lambda h: ssh_run(h, _HOST_STATE), hosts))
     return {
-        "hosts": {h.name: ssh_run(h, _HOST_STATE) for h in config.load_hosts()},
+        "hosts": {h.name: state for h, state in zip(hosts, states, strict=True)},
         "znodes": znodes,
         "throttles": throttles_anywhere(settings["bootstrap_servers"]),
     }
