@@ -84,7 +84,7 @@ security-drills: setup
 	python tests/drills/rotate_ca.py
 
 # Lab tests too long for make test (tests/integration/long_*.py, which pytest collects only when named), on a
-# freshly deployed lab: the CA rotation under load (about 10 minutes).
+# freshly deployed lab: the CA rotation under load, then the validator on the lab's Spark cluster (about 13 minutes).
 test-long: setup
 	python -m lab down
 	python -m lab up

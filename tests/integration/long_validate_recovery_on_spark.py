@@ -1,7 +1,8 @@
 """The recovery validator on a Spark standalone cluster (lab/spark.py: a master on spark1, workers on spark2 and
 spark3): nothing lost after a clean run, then exactly the records removed with delete_records; the tasks ran on
 the worker hosts, as the application's event log records them. Through spark-submit, whose --master the job
-reads from its JVM: a ledger path of this machine is refused (exit 2), and a crash is no loss (exit 3)."""
+reads from its JVM: a ledger path of this machine is refused (exit 2), and a crash is no loss (exit 3). About 2
+minutes: make test-long runs it (pytest collects long_*.py files only when named)."""
 
 import json
 import os
