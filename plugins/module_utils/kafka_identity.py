@@ -80,6 +80,13 @@ def report(entries, broker_id, cluster_id=None):
     return out
 
 
+def against_cluster(dirs, cluster_id):
+    """report() rows classified again against cluster_id, when it became known after they were read (a KRaft quorum's
+    id, read from the controllers after the brokers' log dirs): a dir of this broker holding another cluster's data."""
+    return [dict(d, status=OTHER_CLUSTER) if cluster_id and d["status"] == OURS and d["cluster_id"] != cluster_id
+            else d for d in dirs]
+
+
 def refusals(dirs, broker_id, cluster_id=None, peers=None, abandoned=()):
     """Why broker broker_id must not start on (or empty) these log dirs, one sentence each; [] when safe.
 

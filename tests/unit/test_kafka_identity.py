@@ -104,3 +104,10 @@ def test_the_preflight_filter_compares_a_read_result_with_the_peers_read_after_i
         "log.dirs would no longer include /old, which holds this broker's data"]
     assert kafka_identity_refusals(identity, 2, "", {}) == [
         "log.dirs would no longer include /old, which holds this broker's data"]
+
+
+def test_dirs_read_before_the_cluster_id_was_known_are_checked_against_it():
+    from ansible_collections.kafkaops.toolkit.plugins.filter.kafka_identity import kafka_identity_refusals
+    identity = {"dirs": ki.report([_ours("/d1", cluster="old")], 2), "abandoned_log_dirs": []}
+    assert kafka_identity_refusals(identity, 2, "new", {}) == ["/d1 holds the data of cluster old, not new"]
+    assert kafka_identity_refusals(identity, 2, "old", {}) == []
