@@ -45,7 +45,7 @@ def wait(execute, args, name, now=time.monotonic, sleep=time.sleep):
     """
     args = dict(args)
     wait_timeout = int(args.get("wait_timeout", 0))
-    poll_interval = float(args.pop("poll_interval", 3))
+    poll_interval = float(args.pop("poll_interval", 1))
     started = now()
     bytes_read_at, copy = None, {}   # the last bytes figure: bytes_missing and copy_progress
 

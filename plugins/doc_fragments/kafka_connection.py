@@ -57,9 +57,9 @@ options:
         checks; the task fails with the details when the time runs out. C(0) checks once.
     type: int
   poll_interval:
-    description: Seconds between checks while waiting.
+    description: Seconds between checks while waiting (a check reads the cluster's metadata once).
     type: int
-    default: 3
+    default: 1
 attributes:
   action:
     description:

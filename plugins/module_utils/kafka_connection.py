@@ -317,5 +317,5 @@ def read_cluster_state(params):
 def wait_args(default_timeout):
     """Arguments of a module whose check the kafka_wait action plugin repeats until it holds."""
     return dict(wait_timeout=dict(type="int", default=default_timeout),
-                poll_interval=dict(type="int", default=3))
+                poll_interval=dict(type="int", default=1))
 
