@@ -46,6 +46,7 @@ def down(hosts):
     disks.teardown()
     shutil.rmtree(config.RUN, ignore_errors=True)
     shutil.rmtree(config.DISKS, ignore_errors=True)
+    shutil.rmtree(config.PKI, ignore_errors=True)  # a fresh lab gets a fresh CA and certificates (365 days)
     print(f"lab is down in {time.monotonic() - started:.1f}s (base image kept in {config.BASE})")
 
 

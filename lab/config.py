@@ -19,6 +19,7 @@ SSH_KEY = ROOT / "ssh" / "id_ed25519"
 RUN = ROOT / "run"          # per host: overlay upper dir, nspawn pid and console log
 DISKS = ROOT / "disks"      # per broker host: a sparse ext4 image and its mount point
 SECRETS = ROOT / "secrets"  # the lab's passwords, made by the inventory's password lookups (kept by `lab down`)
+PKI = ROOT / "pki"          # the lab's kafka_pki_dir: its CA and certificates, made by a deploy (gone with `lab down`)
 
 BRIDGE = "kafkalab0"
 # Every host's DNS name is <name>.<DOMAIN>, in /etc/hosts on each host and on this machine (lab/names.py);

@@ -2,7 +2,7 @@
 reissued, installed, and its broker alone restarted through the gates, while an acks=all producer writes
 without a failed delivery or a lost message."""
 
-import pathlib
+import datetime
 
 from cryptography import x509
 from lab_hosts import service_starts, ssh_run
@@ -10,9 +10,9 @@ from lab_hosts import service_starts, ssh_run
 from lab import config
 from lab.traffic import AckedProducer, read_all
 
-PKI = pathlib.Path("/var/lib/kafka-lab/pki")  # the lab's kafka_pki_dir
-# kafka2's certificate (issued for 365 days) falls inside a 366-day renewal window; the new one is for 400.
-RENEW_KAFKA2 = ("all:\n  hosts:\n    kafka2: {kafka_pki_renew_before_days: 366, kafka_pki_host_validity_days: 400}\n")
+PKI = config.PKI  # the lab's kafka_pki_dir
+# kafka2's certificate falls inside a renewal window one day longer than it has left; the new one is for 35 more.
+RENEW_KAFKA2 = "all:\n  hosts:\n    kafka2: {{kafka_pki_renew_before_days: {0}, kafka_pki_host_validity_days: {1}}}\n"
 
 
 def _certificates():
@@ -22,9 +22,10 @@ def _certificates():
 
 def test_a_certificate_near_its_end_is_reissued_and_only_its_broker_restarts(
         run_playbook, tmp_path, brokers, zookeepers, bootstrap_servers, topic):
-    overlay = tmp_path / "renew.yml"
-    overlay.write_text(RENEW_KAFKA2)
     certificates_before = _certificates()
+    window = (certificates_before["kafka2"].not_valid_after_utc - datetime.datetime.now(datetime.UTC)).days + 1
+    overlay = tmp_path / "renew.yml"
+    overlay.write_text(RENEW_KAFKA2.format(window, window + 35))
     brokers_before, members_before = service_starts(brokers, "kafka"), service_starts(zookeepers, "zookeeper")
     producer = AckedProducer(bootstrap_servers, topic, rate=300)
     producer.start()
@@ -35,14 +36,14 @@ def test_a_certificate_near_its_end_is_reissued_and_only_its_broker_restarts(
     assert proc.returncode == 0
     shown = [proc.output[max(i - 100, 0):i + 300] for i, _ in enumerate(proc.output)
              if proc.output.startswith("kafka2/cert.pem", i)]
-    assert "it expires" in proc.output and "within kafka_pki_renew_before_days (366)" in proc.output, \
+    assert "it expires" in proc.output and f"within kafka_pki_renew_before_days ({window})" in proc.output, \
         shown or proc.output[-3000:]  # what the pki role said of kafka2's certificate
 
     certificates_after = _certificates()
     changed = sorted(h for h in certificates_after if certificates_after[h] != certificates_before.get(h))
     assert changed == ["kafka2"], changed
     renewed = certificates_after["kafka2"]
-    assert (renewed.not_valid_after_utc - renewed.not_valid_before_utc).days == 400
+    assert (renewed.not_valid_after_utc - renewed.not_valid_before_utc).days == window + 35
     kafka2 = config.host("kafka2")
     installed = x509.load_pem_x509_certificate(
         ssh_run(kafka2, "sed -n '/BEGIN CERTIFICATE/,/END CERTIFICATE/p' /etc/kafka/tls/keystore.pem").encode())
