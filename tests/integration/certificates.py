@@ -8,7 +8,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-LAB_CA = ("/var/lib/kafka-lab/pki/ca/cert.pem", "/var/lib/kafka-lab/pki/ca/key.pem")  # the pki role's, lab
+from lab import config
+
+LAB_CA = (str(config.PKI / "ca" / "cert.pem"), str(config.PKI / "ca" / "key.pem"))  # the pki role's, lab
 
 
 def _name(common_name):

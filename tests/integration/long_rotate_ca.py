@@ -5,15 +5,15 @@ CA cross-signed by the old); a producer with the kit's trust (both CAs by then) 
 broker and member restarts once per phase; afterwards the old CA alone is refused, the new one accepted, the
 next CA is the CA in use and site.yml changes nothing."""
 
-import pathlib
 import shutil
 import time
 
 from lab_hosts import service_start_count
 
+from lab import config
 from lab.traffic import AckedProducer, reaches_every_broker, read_all
 
-PKI = pathlib.Path("/var/lib/kafka-lab/pki")  # the lab's kafka_pki_dir
+PKI = config.PKI  # the lab's kafka_pki_dir
 
 
 def test_the_ca_is_rotated_under_load_and_old_ca_clients_work_until_the_last_phase(

@@ -14,7 +14,7 @@ from unchanged import lab_state
 from lab import config
 
 INVENTORY = str(config.REPO / "inventories" / "lab")
-PKI = "/var/lib/kafka-lab/pki"  # the lab's kafka_pki_dir
+PKI = config.PKI  # the lab's kafka_pki_dir
 
 
 def _extra_vars(values):

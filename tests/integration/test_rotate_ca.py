@@ -1,12 +1,13 @@
 """rotate_ca.yml's refusals on the deployed lab: a refused run changes nothing. The rotation itself under load
 is long_rotate_ca.py (make test-long) and the certificates drill (make security-drills)."""
 
-import pathlib
 import shutil
 
 from unchanged import lab_state
 
-PKI = pathlib.Path("/var/lib/kafka-lab/pki")  # the lab's kafka_pki_dir
+from lab import config
+
+PKI = config.PKI  # the lab's kafka_pki_dir
 
 
 def test_an_unknown_phase_is_refused_and_nothing_changes(run_playbook, settings):
