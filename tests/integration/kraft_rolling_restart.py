@@ -15,6 +15,8 @@ from lab.traffic import AckedProducer, read_all
 
 NODE_IDS = {"ctrl1": 9001, "ctrl2": 9002, "ctrl3": 9003}
 
+RESTART_TASK = r"TASK \[kafkaops.toolkit.roll : Restart the controller: (ctrl\d)\]"  # the roll role's task
+
 
 def _leader(controllers):
     return next(r["node_id"] for r in kafka_kraft.parse_quorum_replication(quorum(controllers[0]))
@@ -47,7 +49,7 @@ def test_roll_under_load_restarts_every_broker_and_controller_once_the_quorum_le
     after = (service_starts(brokers, "kafka"), service_starts(controllers, "kafka-controller"))
     assert all(after[0][h] != before[0][h] for h in before[0]), "every broker's JVM was restarted"
     assert all(after[1][h] != before[1][h] for h in before[1]), "every controller's JVM was restarted"
-    order = re.findall(r"TASK \[Restart the controller: (ctrl\d)\]", proc.output)
+    order = re.findall(RESTART_TASK, proc.output)
     assert sorted(order) == ["ctrl1", "ctrl2", "ctrl3"], order  # each exactly once
     assert NODE_IDS[order[-1]] == leader, f"the leader at the start, {leader}, did not go last: {order}"
     rows = kafka_kraft.parse_quorum_replication(quorum(controllers[0]))
@@ -55,9 +57,9 @@ def test_roll_under_load_restarts_every_broker_and_controller_once_the_quorum_le
 
 
 def test_a_controller_host_that_dies_mid_roll_stops_the_run_naming_it(playbook_at, controllers):
-    rejoin_gate = "TASK [Gate: the controller is a caught-up voter again: "
+    rejoin_gate = "TASK [kafkaops.toolkit.roll : Gate: the controller is a caught-up voter again: "
     proc, log = playbook_at("rolling_restart.yml", ("-e", '{"rolling_restart_brokers": []}'), rejoin_gate)
-    restarting = re.findall(r"TASK \[Restart the controller: (ctrl\d)\]", log.read_text())[-1]
+    restarting = re.findall(RESTART_TASK, log.read_text())[-1]
     victim = next(h for h in controllers if h.name != restarting)
     reader = config.host(restarting)
     machines.power_off(victim)  # while another controller is coming back

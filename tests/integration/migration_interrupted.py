@@ -12,7 +12,8 @@ from lab.cli import up
 from lab.traffic import AckedProducer, read_all
 
 UNTIL_BROKERS = ("-e", "migration_until=brokers_migration", "-e", "rolling_restart_stop_timeout=30")
-HEALTHY_GATE = "TASK [Gate: wait until it is registered and back in the ISR of every partition it hosts: "
+HEALTHY_GATE = ("TASK [kafkaops.toolkit.roll : Gate: wait until it is registered and back in the ISR of every "
+                "partition it hosts: ")
 
 
 def _wait_registered(run_module, settings, broker_id, timeout=180):
