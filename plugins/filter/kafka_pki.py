@@ -8,6 +8,7 @@ class FilterModule:
         return {
             "kafka_pki_ca_files": kafka_pki.ca_files,
             "kafka_pki_sans": kafka_pki.sans,
+            "kafka_pki_key_is": kafka_pki.key_is,
             "kafka_pki_ca_problems": kafka_pki.ca_problems,
             "kafka_pki_reissue_reasons": kafka_pki.reissue_reasons,
             "kafka_pki_tls_file_problems": kafka_pki.tls_file_problems,

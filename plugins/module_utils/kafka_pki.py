@@ -40,6 +40,15 @@ def sans(names):
     return result
 
 
+def key_is(key, wanted):
+    """Whether a host's key.pem (key: its openssl_privatekey_info) is the kind the settings ask for (wanted:
+    the role's {type, curve | size}). The role runs openssl_privatekey only when it is not (or there is none);
+    that module would keep it then, so a rerun skips a module run per host."""
+    public = key["public_data"]
+    return key["type"] == wanted["type"] and all(
+        public.get(field) == wanted[field] for field in ("curve", "size") if field in wanted)
+
+
 def ca_problems(ca, ca_key, now):
     """Why the CA cannot issue the hosts' certificates, [] when it can: ca (its certificate) is not a CA
     certificate or has expired at now, or ca_key (the key the inventory brings with it; None for the key the

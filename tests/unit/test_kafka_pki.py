@@ -9,6 +9,7 @@ import pytest
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_pki import (
     ca_files,
     ca_problems,
+    key_is,
     reissue_reasons,
     sans,
     tls_file_problems,
@@ -104,6 +105,29 @@ def test_every_reason_that_applies_is_given_in_order():
         "its subject or usages changed",
         "the current CA did not issue it",
     ]
+
+
+# key_is
+
+EC_P256 = {"type": "ECC", "curve": "secp256r1", "usage": ["digitalSignature"]}
+RSA_2048 = {"type": "RSA", "size": 2048, "usage": ["digitalSignature", "keyEncipherment"]}
+
+
+def test_a_key_of_the_type_and_curve_asked_for_is_kept():
+    assert key_is({"type": "ECC", "public_data": {"curve": "secp256r1", "exponent_size": 256}}, EC_P256)
+    assert key_is({"type": "RSA", "public_data": {"size": 2048, "exponent": 65537}}, RSA_2048)
+
+
+@pytest.mark.parametrize("key", [
+    {"type": "ECC", "public_data": {"curve": "secp384r1", "exponent_size": 384}},
+    {"type": "RSA", "public_data": {"size": 2048, "exponent": 65537}},
+])
+def test_a_key_of_another_curve_or_type_is_not(key):
+    assert not key_is(key, EC_P256)
+
+
+def test_an_rsa_key_of_another_size_is_not():
+    assert not key_is({"type": "RSA", "public_data": {"size": 3072, "exponent": 65537}}, RSA_2048)
 
 
 # sans

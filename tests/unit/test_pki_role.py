@@ -216,6 +216,20 @@ def test_a_certificate_whose_names_changed_is_reissued_with_exactly_the_new_name
     assert (pki / "hosts" / "kafka-b" / "cert.pem").read_bytes() == kept and changed["kafka-b"] == 0
 
 
+def test_a_key_of_another_type_than_asked_for_is_made_again_and_its_certificate_reissued(tmp_path):
+    # A rerun skips the key module for a key of the kind asked for; one of another kind must still be remade.
+    pki = tmp_path / "pki"
+    run_role(tmp_path)
+    old_key = (pki / "hosts" / "kafka-a" / "key.pem").read_bytes()
+
+    changed, shown, _ = run_role(tmp_path, kafka_pki_key_type="rsa-2048")
+    for host in HOSTS:
+        key = serialization.load_pem_private_key((pki / "hosts" / host / "key.pem").read_bytes(), None)
+        assert key.key_size == 2048 and key.public_key() == cert(pki / "hosts" / host / "cert.pem").public_key()
+        assert "its key is not key.pem" in shown[host] and changed[host] > 0
+    assert (pki / "hosts" / "kafka-a" / "key.pem").read_bytes() != old_key
+
+
 def test_a_ca_the_user_brings_is_used_and_never_replaced(tmp_path):
     pki = tmp_path / "pki"
     run_role(tmp_path)  # first with a CA the role made
