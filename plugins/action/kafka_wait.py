@@ -51,13 +51,12 @@ def wait(execute, args, name, now=time.monotonic, sleep=time.sleep):
 
     def check():
         nonlocal bytes_read_at
-        call = dict(args, wait_timeout=0)
-        if "kafka_tools_home" in args and bytes_read_at is not None \
-                and now() - bytes_read_at < BYTES_INTERVAL_SECONDS:
-            call.pop("kafka_tools_home")
-        elif "kafka_tools_home" in args:
-            bytes_read_at = now()
+        call, called_at = dict(args, wait_timeout=0), now()
+        if bytes_read_at is not None and called_at - bytes_read_at < BYTES_INTERVAL_SECONDS:
+            call.pop("kafka_tools_home", None)
         result = execute(call)
+        if "bytes_missing" in result:  # the module read them (it skips the tool until the broker registered)
+            bytes_read_at = called_at
         if result.get("failed") and "module_stderr" in result and "retryable" not in result:
             # The module's process died without an answer: librdkafka aborts on an assertion when a broker refuses
             # an admin request's connection while it starts. As any retryable failure, for at most the grace.

@@ -69,12 +69,12 @@ lagging:
   sample: []
 bytes_missing:
   description: Bytes its replicas still lack against the largest other replica (C(0) once it is healthy).
-  returned: with kafka_tools_home, and once the broker is healthy
+  returned: with kafka_tools_home once the broker is registered, and once it is healthy
   type: int
   sample: 0
 copy_progress:
   description: The bytes still to copy, as the progress line shows them (empty once the broker is healthy).
-  returned: with kafka_tools_home, and once the broker is healthy
+  returned: with kafka_tools_home once the broker is registered, and once it is healthy
   type: str
   sample: "; 1.2 GiB of 4.0 GiB still to copy"
 progress:
@@ -119,7 +119,9 @@ def main():
     try:
         state = read_cluster_state(module.params)
         health = kafka_state.broker_health(state, broker_id)
-        missing, copy_text = copy_progress(module.params, state) if not health["healthy"] else (0, "")
+        # Sizes only once it is registered: before, every byte is missing, and the tool's JVM slows its start.
+        missing, copy_text = ((0, "") if health["healthy"] else copy_progress(module.params, state)
+                              if health["registered"] else (None, ""))
     except Exception as exc:  # the cluster can be briefly unreachable while a broker restarts
         # Only what waiting can fix is retried by the waiting action plugin.
         module.fail_json(msg=f"cannot read the cluster state: {exc}", retryable=not is_permanent(exc))

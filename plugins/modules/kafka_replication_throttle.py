@@ -62,6 +62,12 @@ options:
       - Needed to throttle a broker that is not running (its rate is written through ZooKeeper, as
         C(kafka-configs.sh --zookeeper) does), and for C(bytes_to_copy) / C(eta_seconds).
     type: path
+  estimate:
+    description:
+      - With I(kafka_tools_home), read the other replicas' sizes for C(bytes_to_copy) / C(eta_seconds) (Kafka's
+        LogDirsCommand, a JVM run of seconds). C(false) when a check-mode run of the plan already estimated them.
+    type: bool
+    default: true
 seealso:
   - module: kafkaops.toolkit.kafka_recovery_plan
     description: The decision to rebuild or replace the broker this throttle serves.
@@ -136,7 +142,7 @@ bytes_to_copy:
   description:
     - What the broker copies when it starts on empty log dirs - per partition, the largest copy on its
       other replicas (with I(kafka_tools_home)).
-  returned: when state=present and kafka_tools_home is given
+  returned: when state=present, kafka_tools_home is given and estimate is true
   type: int
   sample: 1073741824
 bytes_to_copy_human:
@@ -314,7 +320,7 @@ def throttle(module, admin, zk, registry, timeout):
     topic_configs, broker_configs = read_configs(admin, zk, live, wanted[0], wanted[1], timeout)
     plan = kt.plan_throttle(wanted, topic_configs, broker_configs)
     plan, deferred = kt.defer_stopped(plan, live, bool(p["zookeeper_connect"]))
-    result = dict(copy_estimate(p, partitions, live, p["rate"]), deferred=deferred)
+    result = dict(copy_estimate(p, partitions, live, p["rate"]) if p["estimate"] else {}, deferred=deferred)
     path = record_path(p["record_dir"], registry["cluster_id"], p["broker_id"]) if p["record_dir"] else None
     # What an earlier run of ours added and left (it failed or was killed) is ours too: removed at the end.
     added = kt.merge(read_record(path) if path else {}, plan)
@@ -361,6 +367,7 @@ def main():
         argument_spec=dict(CONNECTION_ARGS, broker_id=dict(type="int"), rate=dict(type="int"),
                            state=dict(type="str", choices=["present", "absent"], default="present"),
                            added=dict(type="dict"), kafka_tools_home=dict(type="path"),
+                           estimate=dict(type="bool", default=True),
                            record_dir=dict(type="path")),
         required_if=[("state", "present", ["rate", "broker_id"]),
                      ("state", "absent", ["added", "record_dir"], True)],

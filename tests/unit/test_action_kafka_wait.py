@@ -116,6 +116,18 @@ def test_kafka_tools_home_at_most_every_15s_and_the_last_bytes_carried_between_r
     assert printed and all("B still to copy" in line for line in printed)
 
 
+def test_kafka_tools_home_is_passed_at_each_poll_until_the_module_reads_bytes():
+    # The module reads the sizes only once the broker registered (at 8 s here); the 15 s count from then.
+    def answer(t, call):
+        result = dict(NOT_DONE, done=t >= 28)
+        if "kafka_tools_home" in call and t >= 8:
+            result.update(bytes_missing=100, copy_progress="; 100 B still to copy")
+        return result
+
+    _, module = run_wait(answer, wait_timeout=600, poll_interval=4, kafka_tools_home="/opt/kafka")
+    assert [t for t, call in module.calls if "kafka_tools_home" in call] == [0, 4, 8, 24]
+
+
 def test_done_ends_the_wait_and_reports_how_long_it_waited():
     result, module = run_wait(lambda t, call: NOT_DONE if t < 6 else DONE, wait_timeout=600, poll_interval=3)
     assert module.times() == [0, 3, 6]

@@ -125,6 +125,13 @@ def test_wait_healthy_with_kafka_tools_counts_the_bytes_still_to_copy(monkeypatc
     assert result["copy_progress"] == "; 2.0 MiB of 4.0 MiB still to copy"  # kept by the action plugin
 
 
+def test_wait_healthy_reads_no_sizes_before_the_broker_registered(monkeypatch):
+    monkeypatch.setattr(kafka_tools, "read_log_dir_sizes", lambda *a: pytest.fail("read the sizes"))
+    result = run_module("kafka_broker_wait_healthy", dict(CONN, broker_id=2, kafka_tools_home="/k"), monkeypatch,
+                        _state([], brokers=(1, 3)))
+    assert result["registered"] is False and "bytes_missing" not in result
+
+
 def _no_election(params, plan):
     raise AssertionError("check mode must not elect")
 
