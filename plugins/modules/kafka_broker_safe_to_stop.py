@@ -12,6 +12,9 @@ description:
     C(rf_not_above_min_isr) and a warning, but never block (they would block every stop forever).
   - With I(wait_timeout), keeps checking until it is safe, printing the blocking partitions with an
     ETA; fails at the timeout naming them.
+  - With I(restart_candidates) instead of I(broker_id), each check first picks the broker to restart next among
+    them, as I(restart_candidates) of M(kafkaops.toolkit.kafka_cluster_info) orders them (the active controller
+    last), from the same read of the cluster, so that a rolling restart's step reads the cluster once.
 requirements:
   - confluent-kafka and kazoo on the host that runs the module (usually the controller)
 extends_documentation_fragment:
@@ -21,9 +24,17 @@ extends_documentation_fragment:
   - kafkaops.toolkit.attributes.read_only
 options:
   broker_id:
-    description: The broker that would stop.
+    description: The broker that would stop (or give I(restart_candidates)).
     type: int
-    required: true
+  restart_candidates:
+    description: Broker ids still to restart in a rolling restart; the check is for the one to restart next.
+    type: list
+    elements: int
+  restart_first:
+    description: With I(restart_candidates), ids to restart before the others, in this order.
+    type: list
+    elements: int
+    default: []
   wait_timeout:
     description: Seconds to wait (see above).
     type: int
@@ -47,6 +58,16 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+broker_id:
+  description: The broker checked (with I(restart_candidates), the one to restart next).
+  returned: success
+  type: int
+  sample: 3
+controller_id:
+  description: The active controller's broker id when the cluster was read (C(null) on KRaft).
+  returned: success
+  type: int
+  sample: 1
 safe:
   description: Whether the broker may stop now.
   returned: success
@@ -101,12 +122,19 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection 
 
 
 def main():
-    module = AnsibleModule(argument_spec=dict(CONNECTION_ARGS, broker_id=dict(type="int", required=True),
+    module = AnsibleModule(argument_spec=dict(CONNECTION_ARGS, broker_id=dict(type="int"),
+                                              restart_candidates=dict(type="list", elements="int"),
+                                              restart_first=dict(type="list", elements="int", default=[]),
                                               **wait_args(0)),
+                           required_one_of=[("broker_id", "restart_candidates")],
+                           mutually_exclusive=[("broker_id", "restart_candidates")],
                            supports_check_mode=True)
-    broker_id = module.params["broker_id"]
+    p = module.params
     try:
-        check = kafka_state.stop_check(read_cluster_state(module.params), broker_id)
+        state = read_cluster_state(p)
+        broker_id = (p["broker_id"] if p["broker_id"] is not None
+                     else kafka_state.next_to_restart(state, p["restart_candidates"], p["restart_first"]))
+        check = kafka_state.stop_check(state, broker_id)
     except Exception as exc:
         # Only what waiting can fix is retried by the waiting action plugin.
         module.fail_json(msg=f"cannot read the cluster state: {exc}", retryable=not is_permanent(exc))
@@ -116,7 +144,8 @@ def main():
                     f"replica stops (replication factor too low): {kafka_state.partition_names(low_rf)}")
     blocking = check["blocking"]
     module.exit_json(
-        changed=False, done=check["safe"], remaining=len(blocking), **check,
+        changed=False, done=check["safe"], remaining=len(blocking), broker_id=broker_id,
+        controller_id=state["controller_id"], **check,
         progress=(f"broker {broker_id} may not stop yet: {len(blocking)} partition(s) would fall below "
                   f"min.insync.replicas: {kafka_state.partition_names(blocking)}"),
         timeout_msg=(f"refusing to stop broker {broker_id}: {len(blocking)} partition(s) would fall below "

@@ -83,6 +83,18 @@ def test_safe_to_stop_names_the_blocking_partitions(monkeypatch):
                                             "min.insync.replicas: t[0].")
 
 
+def test_safe_to_stop_picks_the_next_broker_of_a_roll_from_the_same_read(monkeypatch):
+    # Broker 3 lags in t-1 (restarted first), the controller (2) goes last; the check is for the one picked.
+    state = _state([(1, [1, 2, 3], [1, 2, 3]), (1, [1, 2, 3], [1, 2])], controller=2)
+    args = dict(CONN, restart_candidates=[1, 2, 3])
+    result = run_module("kafka_broker_safe_to_stop", args, monkeypatch, state)
+    assert result["broker_id"] == 3 and result["controller_id"] == 2 and result["safe"] is True
+    result = run_module("kafka_broker_safe_to_stop", dict(CONN, restart_candidates=[1, 2]), monkeypatch, state)
+    assert result["broker_id"] == 1 and result["safe"] is False and result["blocking"] == ["t-1"]
+    result = run_module("kafka_broker_safe_to_stop", dict(args, restart_first=[2]), monkeypatch, state)
+    assert result["broker_id"] == 2
+
+
 def test_safe_to_stop_warns_about_a_replication_factor_not_above_min_isr(monkeypatch):
     warned = []  # recorded at the call: how Ansible carries warnings depends on what else is loaded
     monkeypatch.setattr(basic.AnsibleModule, "warn", lambda self, msg: warned.append(msg))
