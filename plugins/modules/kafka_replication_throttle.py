@@ -332,6 +332,23 @@ def throttle(module, admin, zk, registry, timeout):
     return plan, dict(result, added=added)
 
 
+def wait_removed(admin, zk, live, plan, timeout, interval=1.0):
+    """Until no running broker shows a rate the plan took away: a broker applies a config change when its metadata
+    (KRaft) or its ZooKeeper watch brings it, which on a broker catching up under the throttle can be seconds after
+    the change was accepted. Raises when one still shows it after timeout seconds."""
+    pending = {b: names for b, names in plan["brokers"].items() if b in live}
+    deadline = time.monotonic() + timeout
+    while pending:
+        configs = read_configs(admin, zk, live, {}, pending, timeout)[1]
+        pending = {b: [n for n in names if configs.get(b, {}).get(n)] for b, names in pending.items()}
+        pending = {b: names for b, names in pending.items() if names}
+        if pending and time.monotonic() > deadline:
+            raise RuntimeError(f"the removed rates still act on broker(s) {sorted(pending)} after {timeout}s: "
+                               f"{pending}")
+        if pending:
+            time.sleep(interval)
+
+
 def unthrottle(module, admin, zk, registry, timeout):
     """state=absent: remove what `added` and the records say, then the records. Returns (plan, result)."""
     from confluent_kafka.admin import AlterConfigOpType as Op
@@ -346,6 +363,7 @@ def unthrottle(module, admin, zk, registry, timeout):
             break
         try:
             apply(admin, p, live, plan, Op.SUBTRACT, Op.DELETE, None)
+            wait_removed(admin, zk, live, plan, timeout)
             break
         except Exception:
             if attempt == 2:

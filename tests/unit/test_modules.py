@@ -202,3 +202,34 @@ def test_throttle_records_are_found_by_their_file_names_only(tmp_path):
                                                              12: str(folder / "broker-12.json")}
     assert records_of(str(tmp_path), "cluster-a", 12) == {12: str(folder / "broker-12.json")}
     assert records_of(str(tmp_path), "cluster-b", None) == {}
+
+
+def _throttle_module():
+    path = REPO / "plugins" / "modules" / "kafka_replication_throttle.py"
+    spec = importlib.util.spec_from_file_location("throttle", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_throttle_removal_waits_until_the_running_brokers_no_longer_show_the_rates(monkeypatch):
+    # Broker 3 applies the removal on its second read; broker 2 is stopped (not waited for).
+    module, reads = _throttle_module(), []
+
+    def read_configs(admin, zk, live, topics, brokers, timeout):
+        reads.append(dict(brokers))
+        return {}, {3: {"follower.replication.throttled.rate": "1048576"} if len(reads) == 1 else {}}
+    monkeypatch.setattr(module, "read_configs", read_configs)
+    monkeypatch.setattr(module.time, "sleep", lambda seconds: None)
+    plan = {"brokers": {3: ["follower.replication.throttled.rate"], 2: ["leader.replication.throttled.rate"]}}
+    module.wait_removed(None, None, {1, 3}, plan, timeout=30)
+    assert reads == [{3: ["follower.replication.throttled.rate"]}] * 2
+
+
+def test_throttle_removal_fails_when_a_rate_still_acts_after_the_timeout(monkeypatch):
+    module = _throttle_module()
+    monkeypatch.setattr(module, "read_configs",
+                        lambda *a: ({}, {3: {"follower.replication.throttled.rate": "1048576"}}))
+    monkeypatch.setattr(module.time, "sleep", lambda seconds: None)
+    with pytest.raises(RuntimeError, match=r"still act on broker\(s\) \[3\] after 0s"):
+        module.wait_removed(None, None, {3}, {"brokers": {3: ["follower.replication.throttled.rate"]}}, timeout=0)
