@@ -85,10 +85,10 @@ def stopped_to_clear(added, live, can_set_stopped):
 def plan_removal(added, topic_configs, broker_configs, running=()):
     """What to take away of what a plan added and is still there: its topic entries (a list left empty
     is deleted rather than kept as "") and its broker rates. A running broker's recorded rates are all taken
-    away, whatever its configs showed: a broker that has just started (a rebuilt one, on KRaft) answers before it
-    has read its dynamic configs from the metadata, and they appear seconds later; deleting an absent one is no
-    error. A stopped broker's (read from ZooKeeper, where Kafka's tool refuses to delete an absent one) only when
-    still set."""
+    away, whatever its configs show: a broker's own view of its configs can lag the cluster's by seconds after it
+    started (seen on KRaft), so a rate it does not show is no proof, and deleting an absent one is no error. A
+    stopped broker's (read from ZooKeeper, where Kafka's tool refuses to delete an absent one) only when still
+    set."""
     removal = {"topics": {}, "brokers": {}, "delete": {}}
     for broker, names in added.get("brokers", {}).items():
         still_set = list(names) if broker in running else [
