@@ -13,7 +13,9 @@ description:
     C(leader.replication.throttled.rate) = I(rate) where no rate is set yet. Returns C(added), exactly
     what it added.
   - With C(state=absent), takes away what a C(state=present) run added (its record, or C(added)) and
-    nothing else; throttles that were there before stay.
+    nothing else; throttles that were there before stay. It then waits, up to I(request_timeout), until no
+    running broker shows a rate it took away (a broker applies a change seconds after it is accepted), and
+    fails, keeping the record, if one still does.
   - With I(record_dir), a C(state=present) run writes what it is about to add to
     C(<record_dir>/<cluster id>/broker-<id>.json) before it writes anything to the cluster (merged with a
     record an earlier, failed run left), and C(state=absent) removes what the record says and then the
