@@ -82,17 +82,12 @@ def stopped_to_clear(added, live, can_set_stopped):
     return [] if can_set_stopped else sorted(b for b in added.get("brokers", {}) if b not in live)
 
 
-def plan_removal(added, topic_configs, broker_configs, running=()):
+def plan_removal(added, topic_configs, broker_configs):
     """What to take away of what a plan added and is still there: its topic entries (a list left empty
-    is deleted rather than kept as "") and its broker rates. A running broker's recorded rates are all taken
-    away, whatever its configs show: a broker's own view of its configs can lag the cluster's by seconds after it
-    started (seen on KRaft), so a rate it does not show is no proof, and deleting an absent one is no error. A
-    stopped broker's (read from ZooKeeper, where Kafka's tool refuses to delete an absent one) only when still
-    set."""
+    is deleted rather than kept as "") and its broker rates."""
     removal = {"topics": {}, "brokers": {}, "delete": {}}
     for broker, names in added.get("brokers", {}).items():
-        still_set = list(names) if broker in running else [
-            n for n in names if broker_configs.get(broker, {}).get(n)]
+        still_set = [n for n in names if broker_configs.get(broker, {}).get(n)]
         if still_set:
             removal["brokers"][broker] = still_set
     for topic, configs in added.get("topics", {}).items():

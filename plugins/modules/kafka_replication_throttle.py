@@ -360,7 +360,7 @@ def unthrottle(module, admin, zk, registry, timeout):
     for attempt in (1, 2):  # a broker starting up moves between "stopped" and "running": read again, once
         live = set((registry if attempt == 1 else read_registry(admin, zk, timeout))["brokers"])
         topic_configs, broker_configs = read_configs(admin, zk, live, added["topics"], added["brokers"], timeout)
-        plan = kt.plan_removal(added, topic_configs, broker_configs, live)
+        plan = kt.plan_removal(added, topic_configs, broker_configs)
         if module.check_mode:
             break
         try:

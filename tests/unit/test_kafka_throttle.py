@@ -70,13 +70,6 @@ def test_removal_deletes_a_list_it_would_leave_empty():
     assert kt.is_empty(kt.plan_removal(added, {"orders": {kt.FOLLOWER_REPLICAS: "5:4"}}, {1: {}}))
 
 
-def test_removal_takes_away_every_recorded_rate_of_a_running_broker_even_one_it_does_not_show_yet():
-    # A rebuilt broker on KRaft that has just started describes its configs before it read them from the metadata.
-    added = {"topics": {}, "brokers": {3: [kt.FOLLOWER_RATE], 1: [kt.LEADER_RATE]}}
-    assert kt.plan_removal(added, {}, {3: {}, 1: {}}, running={3}) == {
-        "topics": {}, "brokers": {3: [kt.FOLLOWER_RATE]}, "delete": {}}
-
-
 def test_describe_names_rates_by_kind_and_counts_topics():
     plan = {"brokers": {"3": [kt.FOLLOWER_RATE], "1": [kt.LEADER_RATE], "2": [kt.LEADER_RATE]},
             "topics": {"a": {}, "b": {}}, "delete": {"b": [], "c": []}}
