@@ -6,11 +6,12 @@ the run and compared whole."""
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from confluent_kafka.admin import AdminClient
 from lab_hosts import ssh_run
 from throttles import throttles_anywhere
 
 from lab import config
-from lab.cluster_settings import kazoo_client
+from lab.cluster_settings import kafka_config, kazoo_client
 
 # Per host, in one SSH call: each unit's main pid and start time, the checksums of the config files,
 # the data dir's entries (without the <partition>.<id>-delete folders Kafka removes in the background, nor the
@@ -55,13 +56,42 @@ def _wait_for_topic_deletions(zk, timeout=120):
         time.sleep(1)
 
 
+def _deleted_topics_dirs(states, topics):
+    """The partition dirs in the hosts' listings whose topic the cluster no longer has (a deletion a broker has yet to
+    carry out on its disk)."""
+    found = []
+    for state in states:
+        for line in state.splitlines():
+            if line.startswith("/var/lib/kafka/data/"):
+                topic, _, partition = line.rsplit("/", 1)[1].rpartition("-")
+                if topic and partition.isdigit() and topic not in topics:
+                    found.append(line)
+    return found
+
+
+def _host_states(settings, hosts, timeout=120):
+    """The hosts' listings, once no broker holds the dirs of a topic an earlier test deleted: on KRaft each broker
+    renames them when the deletion reaches it in the metadata log (on ZooKeeper, _znodes waits for the controller)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with ThreadPoolExecutor(len(hosts)) as pool:  # one SSH session per host, all at once
+            states = list(pool.map(lambda h: ssh_run(h, _HOST_STATE), hosts))
+        if settings["zookeeper_connect"]:
+            return states
+        topics = set(AdminClient(kafka_config()).list_topics(timeout=30).topics)
+        pending = _deleted_topics_dirs(states, topics)
+        if not pending:
+            return states
+        assert time.monotonic() < deadline, f"deleted topics' dirs still on disk after {timeout} s: {pending}"
+        time.sleep(2)
+
+
 def lab_state(settings):
     """Everything a refused run must not change, as one comparable value."""
     # first: it waits for earlier tests' topic deletions; a KRaft cluster has no znodes
     znodes = _znodes(settings["zookeeper_connect"]) if settings["zookeeper_connect"] else None
     hosts = config.load_hosts()
-    with ThreadPoolExecutor(len(hosts)) as pool:  # one SSH session per host, all at once
-        states = list(pool.map(lambda h: ssh_run(h, _HOST_STATE), hosts))
+    states = _host_states(settings, hosts)
     return {
         "hosts": {h.name: state for h, state in zip(hosts, states, strict=True)},
         "znodes": znodes,
