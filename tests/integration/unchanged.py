@@ -58,13 +58,14 @@ def _wait_for_topic_deletions(zk, timeout=120):
 
 def _deleted_topics_dirs(states, topics):
     """The partition dirs in the hosts' listings whose topic the cluster no longer has (a deletion a broker has yet to
-    carry out on its disk)."""
+    carry out on its disk). topics: a set."""
     found = []
     for state in states:
         for line in state.splitlines():
             if line.startswith("/var/lib/kafka/data/"):
                 topic, _, partition = line.rsplit("/", 1)[1].rpartition("-")
-                if topic and partition.isdigit() and topic not in topics:
+                # __cluster_metadata: a KRaft broker's copy of the metadata log, no topic of the cluster
+                if topic and partition.isdigit() and topic not in topics | {"__cluster_metadata"}:
                     found.append(line)
     return found
 
