@@ -204,17 +204,10 @@ def test_throttle_records_are_found_by_their_file_names_only(tmp_path):
     assert records_of(str(tmp_path), "cluster-b", None) == {}
 
 
-def _throttle_module():
-    path = REPO / "plugins" / "modules" / "kafka_replication_throttle.py"
-    spec = importlib.util.spec_from_file_location("throttle", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_throttle_removal_waits_until_the_running_brokers_no_longer_show_the_rates(monkeypatch):
     # Broker 3 applies the removal on its second read; broker 2 is stopped (not waited for).
-    module, reads = _throttle_module(), []
+    from ansible_collections.kafkaops.toolkit.plugins.modules import kafka_replication_throttle as module
+    reads = []
 
     def read_configs(admin, zk, live, topics, brokers, timeout):
         reads.append(dict(brokers))
@@ -227,7 +220,7 @@ def test_throttle_removal_waits_until_the_running_brokers_no_longer_show_the_rat
 
 
 def test_throttle_removal_fails_when_a_rate_still_acts_after_the_timeout(monkeypatch):
-    module = _throttle_module()
+    from ansible_collections.kafkaops.toolkit.plugins.modules import kafka_replication_throttle as module
     monkeypatch.setattr(module, "read_configs",
                         lambda *a: ({}, {3: {"follower.replication.throttled.rate": "1048576"}}))
     monkeypatch.setattr(module.time, "sleep", lambda seconds: None)
