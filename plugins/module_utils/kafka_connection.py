@@ -83,6 +83,12 @@ def error_name(exc):
     return name() if callable(name) else None
 
 
+def describe_error(exc):
+    """An exception as a message names it: its text, or its type when the text is empty (a bare TimeoutError
+    from a future would otherwise print as nothing)."""
+    return str(exc) or type(exc).__name__
+
+
 def is_permanent(exc):
     """Whether an error from reading the cluster cannot be fixed by waiting."""
     return isinstance(exc, PermanentError) or error_name(exc) in _PERMANENT_KAFKA_ERRORS

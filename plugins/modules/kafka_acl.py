@@ -152,6 +152,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection 
     BROKER_CONNECTION_ARGS,
     admin_client,
     check_resolvable,
+    describe_error,
     error_name,
 )
 
@@ -215,7 +216,7 @@ def apply(admin, plan, timeout):
             try:
                 deleted.extend(from_client(acl) for acl in futures[flt].result(timeout * 2))
             except Exception as exc:
-                errors[kafka_acl.binding_string(binding)] = f"{exc}{_hint(exc)}"
+                errors[kafka_acl.binding_string(binding)] = f"{describe_error(exc)}{_hint(exc)}"
     if plan["create"]:
         acls = [_to_client(b) for b in plan["create"]]
         futures = admin.create_acls(acls, request_timeout=timeout)
@@ -224,7 +225,7 @@ def apply(admin, plan, timeout):
                 futures[acl].result(timeout * 2)
                 created.append(binding)
             except Exception as exc:
-                errors[kafka_acl.binding_string(binding)] = f"{exc}{_hint(exc)}"
+                errors[kafka_acl.binding_string(binding)] = f"{describe_error(exc)}{_hint(exc)}"
     return created, deleted, errors
 
 
@@ -255,7 +256,7 @@ def main():
         admin = admin_client(p)
         existing = read_existing(admin, declared, timeout)
     except Exception as exc:
-        module.fail_json(msg=f"cannot read the ACLs from {p['bootstrap_servers']}: {exc}{_hint(exc)}")
+        module.fail_json(msg=f"cannot read the ACLs from {p['bootstrap_servers']}: {describe_error(exc)}{_hint(exc)}")
     plan = kafka_acl.plan(declared, existing, p["state"])
     result = dict(changed=bool(plan["create"] or plan["delete"]), plan=plan, created=[], deleted=[])
     if module._diff:
@@ -265,7 +266,8 @@ def main():
     try:
         created, deleted, errors = apply(admin, plan, timeout)
     except Exception as exc:
-        module.fail_json(msg=f"changing the ACLs on {p['bootstrap_servers']} failed: {exc}{_hint(exc)}. "
+        module.fail_json(msg=f"changing the ACLs on {p['bootstrap_servers']} failed: "
+                             f"{describe_error(exc)}{_hint(exc)}. "
                              "Nothing or part of the plan was applied: rerun to finish it", **result)
     result.update(changed=bool(created or deleted), created=created, deleted=deleted)
     if errors:

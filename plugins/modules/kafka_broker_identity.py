@@ -108,6 +108,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_identity as ki
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_migration
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import describe_error
 
 
 def read_config(config_file):
@@ -139,7 +140,7 @@ def main():
     try:
         props = read_config(p["config_file"])
     except OSError as exc:
-        module.fail_json(msg=f"cannot read {p['config_file']}: {exc}")
+        module.fail_json(msg=f"cannot read {p['config_file']}: {describe_error(exc)}")
     current, abandoned = abandoned_dirs(props, p["log_dirs"])
     refusals = ki.refusals(dirs, p["broker_id"], p["cluster_id"] or None, p["peers"], abandoned)
     module.exit_json(changed=False, dirs=dirs, refusals=refusals, configured_log_dirs=current,

@@ -115,6 +115,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_state
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     CONNECTION_ARGS,
+    describe_error,
     is_permanent,
     read_cluster_state,
     wait_args,
@@ -137,7 +138,7 @@ def main():
         check = kafka_state.stop_check(state, broker_id)
     except Exception as exc:
         # Only what waiting can fix is retried by the waiting action plugin.
-        module.fail_json(msg=f"cannot read the cluster state: {exc}", retryable=not is_permanent(exc))
+        module.fail_json(msg=f"cannot read the cluster state: {describe_error(exc)}", retryable=not is_permanent(exc))
     low_rf = check["rf_not_above_min_isr"]
     if low_rf:
         module.warn(f"broker {broker_id}: these partitions fall below min.insync.replicas whenever any "

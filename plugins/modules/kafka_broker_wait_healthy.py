@@ -95,6 +95,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_stat
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     CONNECTION_ARGS,
     admin_config,
+    describe_error,
     is_permanent,
     read_cluster_state,
     wait_args,
@@ -124,7 +125,7 @@ def main():
                               if health["registered"] else (None, ""))
     except Exception as exc:  # the cluster can be briefly unreachable while a broker restarts
         # Only what waiting can fix is retried by the waiting action plugin.
-        module.fail_json(msg=f"cannot read the cluster state: {exc}", retryable=not is_permanent(exc))
+        module.fail_json(msg=f"cannot read the cluster state: {describe_error(exc)}", retryable=not is_permanent(exc))
     lagging = health["lagging"]
     if not health["registered"]:
         where = "in ZooKeeper" if module.params["zookeeper_connect"] else "with the KRaft controllers"

@@ -118,6 +118,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_state
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     CONNECTION_ARGS,
+    describe_error,
     read_cluster_state,
 )
 
@@ -131,7 +132,7 @@ def main():
         state = read_cluster_state(module.params)
     except Exception as exc:  # any client error: say what to check
         module.fail_json(msg=f"cannot read the cluster state from {module.params['bootstrap_servers']} / "
-                             f"{module.params['zookeeper_connect']}: {exc}. Check that brokers and "
+                             f"{module.params['zookeeper_connect']}: {describe_error(exc)}. Check that brokers and "
                              "ZooKeeper are reachable from the controller.")
     candidates = module.params["restart_candidates"]
     module.exit_json(

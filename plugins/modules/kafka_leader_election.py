@@ -78,6 +78,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_stat
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     CONNECTION_ARGS,
     admin_client,
+    describe_error,
     read_cluster_state,
 )
 
@@ -129,7 +130,7 @@ def main():
         errors = elect(module.params, plan)
         after = read_after_election(module.params, [name for name in plan if name not in errors])
     except Exception as exc:
-        module.fail_json(msg=f"preferred leader election failed: {exc}")
+        module.fail_json(msg=f"preferred leader election failed: {describe_error(exc)}")
     old, new = _leaders(before), _leaders(after)
     moved = [name for name in plan if new.get(name) != old[name]]
     result = dict(changed=bool(moved), plan=plan, moved=moved, errors=errors,

@@ -72,6 +72,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_snap
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     CONNECTION_ARGS,
     admin_client,
+    describe_error,
     is_permanent,
     read_cluster_state,
 )
@@ -121,7 +122,7 @@ def main():
             break
         except Exception as exc:
             if is_permanent(exc) or time.monotonic() > deadline:
-                module.fail_json(msg=f"cannot read the cluster's offsets: {exc}")
+                module.fail_json(msg=f"cannot read the cluster's offsets: {describe_error(exc)}")
             time.sleep(1)
     name = kafka_snapshot.snapshot_path(state["cluster_id"], taken_at)
     path = os.path.join(module.params["snapshot_dir"], name)

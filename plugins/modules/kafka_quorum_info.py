@@ -127,6 +127,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraf
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     BROKER_CONNECTION_ARGS,
     admin_config,
+    describe_error,
     wait_args,
 )
 
@@ -140,7 +141,8 @@ def main():
     try:
         quorum = kafka_tools.read_quorum(p["kafka_tools_home"], admin_config(p), p["request_timeout"])
     except Exception as exc:  # a broker restarting; the waiting action plugin retries
-        module.fail_json(msg=f"cannot read the KRaft quorum through {p['bootstrap_servers']}: {exc}", retryable=True)
+        module.fail_json(msg=f"cannot read the KRaft quorum through {p['bootstrap_servers']}: {describe_error(exc)}",
+                         retryable=True)
     rows = quorum["replication"]
     target = p["min_observer_offset"]
     behind = kafka_kraft.observers_behind(rows, target) if target is not None else {}

@@ -142,6 +142,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_recovery, kafka_tools
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     CONNECTION_ARGS,
+    describe_error,
     read_cluster_state,
 )
 
@@ -171,7 +172,7 @@ def main():
         state = read_cluster_state(p)
     except Exception as exc:
         module.fail_json(msg=f"cannot read the cluster state from {p['bootstrap_servers']} / "
-                             f"{p['zookeeper_connect']}: {exc}")
+                             f"{p['zookeeper_connect']}: {describe_error(exc)}")
     if p["action"] == "replace":
         host, port = p["replacement_endpoint"]
         decision = kafka_recovery.replace_decision(state, dict(

@@ -193,6 +193,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection 
     CONNECTION_ARGS,
     admin_client,
     admin_config,
+    describe_error,
     read_admin_registry,
     read_partitions,
     read_zk_registry,
@@ -404,7 +405,7 @@ def main():
         rates = read_configs(admin, zk, set(registry["brokers"]), [], brokers, timeout)[1] if brokers else {}
     except Exception as exc:
         who = f"broker {p['broker_id']}" if p["broker_id"] is not None else "every recorded broker"
-        module.fail_json(msg=f"replication throttle ({p['state']}) for {who} failed: {exc}"
+        module.fail_json(msg=f"replication throttle ({p['state']}) for {who} failed: {describe_error(exc)}"
                              + (f". What this run added is recorded in {p['record_dir']}: rerun, or run "
                                 "playbooks/remove_throttles.yml, to remove it" if p["record_dir"] else ""))
     finally:

@@ -137,6 +137,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection 
     BROKER_CONNECTION_ARGS,
     admin_client,
     check_resolvable,
+    describe_error,
     error_name,
 )
 
@@ -187,7 +188,7 @@ def apply(admin, plan, passwords, timeout):
         try:
             future.result(timeout * 2)
         except Exception as exc:
-            errors[name] = f"{exc}{_hint(exc)}"
+            errors[name] = f"{describe_error(exc)}{_hint(exc)}"
     upserted = [e for e in plan["upserts"] if e["name"] not in errors]
     deleted = [e for e in plan["deletions"] if e["name"] not in errors]
     return upserted, deleted, errors
@@ -216,7 +217,8 @@ def main():
         admin = admin_client(p)
         existing = read_existing(admin, list(dict.fromkeys(u["name"] for u in declared)), timeout)
     except Exception as exc:
-        module.fail_json(msg=f"cannot read the SCRAM credentials from {p['bootstrap_servers']}: {exc}{_hint(exc)}")
+        module.fail_json(msg=f"cannot read the SCRAM credentials from {p['bootstrap_servers']}: "
+                             f"{describe_error(exc)}{_hint(exc)}")
     plan = kafka_scram.plan(declared, existing, p["state"], p["update_password"])
     result = dict(changed=bool(plan["upserts"] or plan["deletions"]), plan=plan, upserted=[], deleted=[])
     if module._diff:
@@ -227,7 +229,7 @@ def main():
     try:
         upserted, deleted, errors = apply(admin, plan, passwords, timeout)
     except Exception as exc:
-        module.fail_json(msg=f"changing the SCRAM credentials on {p['bootstrap_servers']} failed: {exc}"
+        module.fail_json(msg=f"changing the SCRAM credentials on {p['bootstrap_servers']} failed: {describe_error(exc)}"
                              f"{_hint(exc)}. Nothing was changed: fix the cause and rerun", **result)
     result.update(changed=bool(upserted or deleted), upserted=upserted, deleted=deleted)
     if errors:

@@ -112,6 +112,7 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_secure_conversion as conversion
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     CONNECTION_ARGS,
+    describe_error,
     has_chroot,
     read_znode_acls,
 )
@@ -139,7 +140,8 @@ def main():
         try:
             acls = read_znode_acls(p, paths)
         except Exception as exc:
-            module.fail_json(msg=f"cannot read the ACLs of Kafka's znodes from {p['zookeeper_connect']}: {exc}")
+            module.fail_json(msg=f"cannot read the ACLs of Kafka's znodes from {p['zookeeper_connect']}: "
+                                 f"{describe_error(exc)}")
     plan = conversion.conversion_plan(brokers, zookeepers, znode_acls=acls, remove_plaintext=p["remove_plaintext"],
                                       stop_after=p["stop_after"])
     hosts = {conversion.KAFKA: sorted(brokers), conversion.ZOOKEEPER: sorted(zookeepers)}

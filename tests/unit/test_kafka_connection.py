@@ -79,6 +79,12 @@ def test_which_client_errors_waiting_cannot_fix():
     assert not kafka_connection.is_permanent(RuntimeError("metadata of topic t: LEADER_NOT_AVAILABLE"))
 
 
+def test_an_error_without_text_is_named_by_its_type():
+    import concurrent.futures
+    assert kafka_connection.describe_error(concurrent.futures.TimeoutError()) == "TimeoutError"
+    assert kafka_connection.describe_error(RuntimeError("broker 3 is down")) == "broker 3 is down"
+
+
 class _Future:
     def __init__(self, value=None, error=None):
         self.value, self.error = value, error
