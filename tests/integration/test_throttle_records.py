@@ -6,9 +6,11 @@ import json
 import time
 
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource
+from lab_hosts import ssh_run
 from test_recovery_playbooks import BULK, MIB, _wait_healthy, bulk_topic  # noqa: F401 (fixture)
 from throttles import throttles_anywhere
 
+from lab import config
 from lab.cluster_settings import kafka_config
 
 
@@ -25,6 +27,22 @@ def _alter(admin, restype, name, config_name, value, op):
     resource = ConfigResource(restype, str(name), incremental_configs=[
         ConfigEntry(config_name, value, incremental_operation=op)])
     admin.incremental_alter_configs([resource])[resource].result(30)
+
+
+def _throttles_once_broker_3_answers(bootstrap_servers, timeout=120):
+    """The throttles left, read once broker 3 (started by the killed run) answers; what it did meanwhile if not."""
+    deadline, left = time.monotonic() + timeout, None
+    while time.monotonic() < deadline:
+        try:
+            left = throttles_anywhere(bootstrap_servers)
+        except Exception as exc:  # a broker that does not answer yet: a describe times out
+            left = f"{type(exc).__name__}: {exc}"
+        if isinstance(left, dict) and "broker 3" in left:
+            return left
+        time.sleep(2)
+    kafka3 = next(h for h in config.load_hosts() if h.name == "kafka3")
+    seen = ssh_run(kafka3, "systemctl status kafka --no-pager -n 0; ss -ltn; tail -n 60 /var/log/kafka/server.log")
+    raise AssertionError(f"broker 3 has no throttle {timeout} s after the kill: {left}\n{seen}")
 
 
 def test_a_killed_rebuild_leaves_a_record_that_remove_throttles_removes_exactly(
@@ -49,10 +67,7 @@ def test_a_killed_rebuild_leaves_a_record_that_remove_throttles_removes_exactly(
         added = json.loads(recorded[0].read_text())
         assert added["brokers"] == {"2": ["leader.replication.throttled.rate"],
                                     "3": ["follower.replication.throttled.rate"]}
-        deadline = time.monotonic() + 120  # broker 3 was killed mid-start-up or catch-up: let it register
-        while "broker 3" not in (left := throttles_anywhere(bootstrap_servers)):
-            assert time.monotonic() < deadline, f"broker 3 has no throttle 120 s after the kill: {left}"
-            time.sleep(2)
+        left = _throttles_once_broker_3_answers(bootstrap_servers)
         assert left[f"topic {bulk_topic}"]["follower.replication.throttled.replicas"]
         assert left["broker 3"] == {"follower.replication.throttled.rate": str(MIB)}
 
