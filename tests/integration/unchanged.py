@@ -70,20 +70,38 @@ def _deleted_topics_dirs(states, topics):
     return found
 
 
+def _missing_replica_dirs(states, hosts, metadata):
+    """The partition dirs a broker is assigned but does not hold yet (a topic created just before: each broker makes
+    its replicas' dirs when the creation reaches it). A broker's host is the one its advertised name belongs to."""
+    by_name = {h.fqdn: state for h, state in zip(hosts, states, strict=True)}
+    missing = []
+    for name, topic in metadata.topics.items():
+        for partition in topic.partitions.values():
+            for replica in partition.replicas:
+                broker = metadata.brokers.get(replica)
+                state = by_name.get(broker.host) if broker else None
+                line = f"/var/lib/kafka/data/{name}-{partition.id}"
+                if state is not None and line not in state.splitlines():
+                    missing.append(f"{broker.host}:{line}")
+    return missing
+
+
 def _host_states(settings, hosts, timeout=120):
-    """The hosts' listings, once no broker holds the dirs of a topic an earlier test deleted: on KRaft each broker
-    renames them when the deletion reaches it in the metadata log (on ZooKeeper, _znodes waits for the controller)."""
+    """The hosts' listings, once they are settled on KRaft, where each broker carries out a topic's creation and
+    deletion on its disk when it reaches it in the metadata log: every live broker holds the dirs of the replicas it is
+    assigned, and none of a topic an earlier test deleted (on ZooKeeper, _znodes waits for the controller)."""
     deadline = time.monotonic() + timeout
     while True:
         with ThreadPoolExecutor(len(hosts)) as pool:  # one SSH session per host, all at once
             states = list(pool.map(lambda h: ssh_run(h, _HOST_STATE), hosts))
         if settings["zookeeper_connect"]:
             return states
-        topics = set(AdminClient(kafka_config()).list_topics(timeout=30).topics)
-        pending = _deleted_topics_dirs(states, topics)
+        admin = AdminClient(kafka_config())
+        metadata = admin.list_topics(timeout=30)
+        pending = _missing_replica_dirs(states, hosts, metadata) + _deleted_topics_dirs(states, set(metadata.topics))
         if not pending:
             return states
-        assert time.monotonic() < deadline, f"deleted topics' dirs still on disk after {timeout} s: {pending}"
+        assert time.monotonic() < deadline, f"the data dirs did not settle in {timeout} s: {pending}"
         time.sleep(2)
 
 
