@@ -40,8 +40,8 @@ def _throttles_once_broker_3_answers(bootstrap_servers, timeout=120):
         if isinstance(left, dict) and "broker 3" in left:
             return left
         time.sleep(2)
-    kafka3 = next(h for h in config.load_hosts() if h.name == "kafka3")
-    seen = ssh_run(kafka3, "systemctl status kafka --no-pager -n 0; ss -ltn; tail -n 60 /var/log/kafka/server.log")
+    seen = ssh_run(config.host("kafka3"),
+                   "systemctl status kafka --no-pager -n 0; ss -ltn; tail -n 60 /var/log/kafka/server.log")
     raise AssertionError(f"broker 3 has no throttle {timeout} s after the kill: {left}\n{seen}")
 
 

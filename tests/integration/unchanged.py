@@ -73,15 +73,15 @@ def _deleted_topics_dirs(states, topics):
 def _missing_replica_dirs(states, hosts, metadata):
     """The partition dirs a broker is assigned but does not hold yet (a topic created just before: each broker makes
     its replicas' dirs when the creation reaches it). A broker's host is the one its advertised name belongs to."""
-    by_name = {h.fqdn: state for h, state in zip(hosts, states, strict=True)}
+    listed = {h.fqdn: set(state.splitlines()) for h, state in zip(hosts, states, strict=True)}
     missing = []
     for name, topic in metadata.topics.items():
         for partition in topic.partitions.values():
             for replica in partition.replicas:
                 broker = metadata.brokers.get(replica)
-                state = by_name.get(broker.host) if broker else None
+                lines = listed.get(broker.host) if broker else None
                 line = f"/var/lib/kafka/data/{name}-{partition.id}"
-                if state is not None and line not in state.splitlines():
+                if lines is not None and line not in lines:
                     missing.append(f"{broker.host}:{line}")
     return missing
 
