@@ -57,6 +57,16 @@ class Host:
         return any(g in DISK_GROUPS for g in self.groups)
 
 
+# Files beside the passwords that hold none: the mechanism a tool's login uses, the ZooKeeper login's generation in use
+_NOT_SECRETS = (".mechanism", ".current")
+
+
+def secrets():
+    """{name: password} of the lab's passwords (SECRETS), as they are now."""
+    return {p.name: p.read_text().strip() for p in sorted(SECRETS.glob("*"))
+            if p.is_file() and not p.name.endswith(_NOT_SECRETS)}
+
+
 def load_hosts(inventory=INVENTORY):
     """The lab's hosts, in inventory order, with their group names."""
     data = yaml.safe_load(inventory.read_text())

@@ -23,7 +23,7 @@ def leaks(text, secrets):
 
 
 def main(paths):
-    secrets = {p.name: p.read_text().strip() for p in sorted(config.SECRETS.glob("*")) if p.is_file()}
+    secrets = config.secrets()
     if not secrets:
         print(f"check_no_secrets: no secrets in {config.SECRETS}: nothing to look for", file=sys.stderr)
         return 1
