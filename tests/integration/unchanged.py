@@ -16,13 +16,14 @@ from lab.cluster_settings import kafka_config, kazoo_client
 # Per host, in one SSH call: each unit's main pid and start time, the checksums of the config files,
 # the data dir's entries (without the <partition>.<id>-delete folders Kafka removes in the background, nor the
 # *.tmp file Kafka writes a checkpoint to and renames at once).
+_DATA_DIR = "/var/lib/kafka/data"  # the brokers' one log dir (kafka_broker's default kafka_log_dirs)
 _HOST_STATE = (
     "for unit in kafka zookeeper kafka-controller; do "
     "echo $unit $(systemctl show -p ExecMainPID -p ExecMainStartTimestampMonotonic -p ActiveState "
     "-p UnitFileState $unit | sort); done; "
     "find /etc/kafka /etc/zookeeper /etc/kafka-controller /etc/systemd/system -maxdepth 1 -type f "
     "-exec sha256sum {} + 2>/dev/null | sort -k2; "
-    "find /var/lib/kafka/data /var/lib/kafka-controller/metadata -maxdepth 1 ! -name '*-delete' ! -name '*.tmp' "
+    f"find {_DATA_DIR} /var/lib/kafka-controller/metadata -maxdepth 1 ! -name '*-delete' ! -name '*.tmp' "
     "2>/dev/null | sort")
 
 # Znodes a recovery playbook writes: registrations and dynamic configs (throttles also of a broker that is
@@ -62,7 +63,7 @@ def _deleted_topics_dirs(states, topics):
     found = []
     for state in states:
         for line in state.splitlines():
-            if line.startswith("/var/lib/kafka/data/"):
+            if line.startswith(f"{_DATA_DIR}/"):
                 topic, _, partition = line.rsplit("/", 1)[1].rpartition("-")
                 # __cluster_metadata: a KRaft broker's copy of the metadata log, no topic of the cluster
                 if topic and partition.isdigit() and topic not in topics | {"__cluster_metadata"}:
@@ -80,7 +81,7 @@ def _missing_replica_dirs(states, hosts, metadata):
             for replica in partition.replicas:
                 broker = metadata.brokers.get(replica)
                 lines = listed.get(broker.host) if broker else None
-                line = f"/var/lib/kafka/data/{name}-{partition.id}"
+                line = f"{_DATA_DIR}/{name}-{partition.id}"
                 if lines is not None and line not in lines:
                     missing.append(f"{broker.host}:{line}")
     return missing
