@@ -57,7 +57,8 @@ class Host:
         return any(g in DISK_GROUPS for g in self.groups)
 
 
-# Files beside the passwords that hold none: the mechanism a tool's login uses, the ZooKeeper login's generation in use
+# Files that hold no password, which newer roles sharing this lab's folder keep beside the passwords: the mechanism a
+# tool's login uses, the ZooKeeper login's generation in use
 _NOT_SECRETS = (".mechanism", ".current")
 
 
