@@ -74,6 +74,9 @@ RULES = {
     "finalize-brokers-in-kraft": "the migration is finalized only once every broker runs KRaft mode, registered "
                                  "with the controllers and caught up",
     "rollback-after-finalize": "the migration is not rolled back once its finalize has begun",
+    # Who may log in as whom (kafka_principals.py)
+    "scram-user-is-super-user": "no SCRAM user may bear a super user's name (a password alone would be a super user)",
+    "password-too-weak": "a password shorter than 16 characters or published is refused",
     # Secure defaults (security_exposures.py)
     "secure-default-off-on-purpose": "a secure default is turned off only when kafka_security_exposures_accepted "
                                      "names it (the roles' preflights)",
