@@ -42,12 +42,19 @@ NEXT_CA_PLAYBOOK = """\
 """
 
 
-def run_role(tmp_path, *, check=False, host_vars=None, playbook=PLAYBOOK, fails=False, **role_vars):
-    """ansible-playbook with the role on HOSTS (plus host_vars per host) and role_vars as extra vars.
+def run_role(tmp_path, *, check=False, host_vars=None, playbook=PLAYBOOK, fails=False, groups=None, localhost=False,
+             **role_vars):
+    """ansible-playbook with the role on HOSTS (plus host_vars per host; groups: {group: [host]}; localhost: the
+    controller machine too, as the plays that configure a cluster have it) and role_vars as extra vars.
     Returns the recap's changed count per host and what the role showed per host (with fails, the output of
     the run, which must fail)."""
-    inventory = {"all": {"hosts": {host: {"ansible_connection": "local", **names, **(host_vars or {}).get(host, {})}
-                                   for host, names in HOSTS.items()}}}
+    hosts = {host: {"ansible_connection": "local", **names, **(host_vars or {}).get(host, {})}
+             for host, names in HOSTS.items()}
+    if localhost:
+        hosts["localhost"] = {"ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}
+    inventory = {"all": {"hosts": hosts,
+                         "children": {group: {"hosts": {h: {} for h in members}}
+                                      for group, members in (groups or {}).items()}}}
     (tmp_path / "inventory.yml").write_text(json.dumps(inventory))  # JSON is YAML
     (tmp_path / "play.yml").write_text(playbook)
     (tmp_path / "vars.json").write_text(json.dumps({"kafka_pki_dir": str(tmp_path / "pki"), **role_vars}))
@@ -174,6 +181,27 @@ def test_the_role_makes_a_ca_and_a_certificate_per_host_and_a_second_run_changes
     assert changed == {"kafka-a": 0, "kafka-b": 0}
     assert files(pki) == before
     assert all(shown[host].startswith(f"kept {pki}/hosts/{host}/cert.pem") for host in HOSTS)
+
+
+def test_members_carry_the_marker_and_the_controller_machine_gets_the_admin_certificate(tmp_path):
+    """A broker's certificate carries the member marker, any other host's its name alone; the controller machine's
+    run issues the kit's admin certificate of generation 1, linked as admin/current; a rerun changes nothing."""
+    pki = tmp_path / "pki"
+    run_role(tmp_path, groups={"kafka_broker": ["kafka-a"]}, localhost=True, kafka_cluster_name="prod")
+    assert cert(pki / "hosts/kafka-a/cert.pem").subject.rfc4514_string() == \
+        "CN=kafka-a.example.test,OU=kafkaops-member,O=prod"
+    assert cert(pki / "hosts/kafka-b/cert.pem").subject.rfc4514_string() == "CN=kafka-b.example.test"
+    admin = cert(pki / "admin/current/cert.pem")
+    assert (pki / "admin/current").resolve() == pki / "admin/g1"
+    assert admin.subject.rfc4514_string() == "CN=kafkaops-admin,OU=kafkaops-admin-g1,O=prod"
+    admin.verify_directly_issued_by(cert(pki / "ca/cert.pem"))
+    key = serialization.load_pem_private_key((pki / "admin/g1/key.pem").read_bytes(), None)
+    assert key.public_key() == admin.public_key() and mode(pki / "admin/g1/key.pem") == 0o600
+    before = files(pki)
+
+    changed, _, _ = run_role(tmp_path, groups={"kafka_broker": ["kafka-a"]}, localhost=True, kafka_cluster_name="prod")
+    assert changed == {"kafka-a": 0, "kafka-b": 0, "localhost": 0}
+    assert files(pki) == before
 
 
 def test_check_mode_shows_what_it_would_issue_and_writes_nothing(tmp_path):
