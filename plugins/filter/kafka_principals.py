@@ -9,4 +9,6 @@ class FilterModule:
         return {"kafka_pki_subject": kafka_principals.host_subject,
                 "kafka_admin_subject": kafka_principals.admin_subject,
                 "kafka_principal_mapping_rules": kafka_principals.mapping_rules,
-                "kafka_credential_refusals": kafka_principals.credential_refusals}
+                "kafka_credential_refusals": kafka_principals.credential_refusals,
+                "kafka_tool_acls": kafka_principals.tool_acls,
+                "kafka_tool_connection_args": kafka_principals.tool_connection_args}

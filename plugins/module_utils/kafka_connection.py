@@ -120,8 +120,8 @@ def _jaas_quote(text):
 
 def java_client_properties(conf):
     """The Java client's properties (Kafka's tools --command-config, Spark's kafka.* options) for a librdkafka
-    configuration from admin_config: the same protocol, SASL login and CA (a PEM truststore). A client
-    certificate (mTLS) is not carried over: Java reads key and certificate from one keystore file."""
+    configuration from admin_config: the same protocol, SASL login, CA (a PEM truststore) and client certificate
+    (a PEM keystore given as text, KIP-651: Java takes key and chain together, librdkafka from two files)."""
     props = {"security.protocol": conf["security.protocol"]}
     if "sasl.mechanism" in conf:
         props["sasl.mechanism"] = conf["sasl.mechanism"]
@@ -131,7 +131,17 @@ def java_client_properties(conf):
                                      f"password={_jaas_quote(conf.get('sasl.password', ''))};")
     if "ssl.ca.location" in conf:
         props.update({"ssl.truststore.type": "PEM", "ssl.truststore.location": conf["ssl.ca.location"]})
+    if "ssl.certificate.location" in conf and "ssl.key.location" in conf:
+        with open(conf["ssl.key.location"], encoding="ascii") as key, \
+                open(conf["ssl.certificate.location"], encoding="ascii") as chain:
+            props.update({"ssl.keystore.type": "PEM", "ssl.keystore.key": key.read().strip(),
+                          "ssl.keystore.certificate.chain": chain.read().strip()})
     return props
+
+
+def properties_text(props):
+    """A Java .properties file's text for props: one key=value a line, a value's line breaks escaped (PEM text)."""
+    return "".join(f"{key}={value}".replace("\n", "\\n") + "\n" for key, value in props.items())
 
 
 def admin_client(params):

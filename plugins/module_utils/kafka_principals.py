@@ -53,6 +53,39 @@ def mapping_rules(cluster_name, member_principal, admin_principal, admin_generat
     return ",".join(rules + ["DEFAULT"])
 
 
+def tool_acls(canary, canary_prefix, validator):
+    """The ACL bindings (kafka_acl's form) of the kit's tool principals, exactly what each needs:
+    the canary writes, reads and describes the topics named canary_prefix..., and reads as groups of that prefix;
+    the validator (the Spark validator, the offsets snapshot, read-backs) describes and reads every topic, describes
+    every group (their committed offsets) and the cluster, and reads as its own groups and Spark's; neither may create,
+    delete or alter anything."""
+    def allow(principal, resource_type, name, operation, pattern="literal"):
+        binding = {"principal": f"User:{principal}", "resource_type": resource_type, "operation": operation,
+                   "pattern_type": pattern}
+        return binding | ({"resource_name": name} if name else {})
+    return ([allow(canary, "topic", canary_prefix, op, "prefixed") for op in ("write", "read", "describe")]
+            + [allow(canary, "group", canary_prefix, "read", "prefixed")]
+            + [allow(validator, "topic", "*", op) for op in ("read", "describe")]
+            + [allow(validator, "group", "*", "describe"),
+               allow(validator, "group", validator, "read", "prefixed"),
+               allow(validator, "group", "spark-kafka-", "read", "prefixed"),
+               allow(validator, "cluster", None, "describe")])
+
+
+def tool_connection_args(admin_args, principal, password, client_bootstrap_servers):
+    """The connection options of one of the kit's tools, from the admin's (the connection role's
+    kafka_connection_args): its SCRAM login on the CLIENT listener (client_bootstrap_servers), the cluster's CA, no
+    client certificate and no ZooKeeper. On a cluster the kit reaches in PLAINTEXT (one being secured), the admin's
+    options as they are: there is no login to give a tool yet."""
+    if admin_args["security_protocol"] == "PLAINTEXT":
+        return dict(admin_args)
+    return dict(admin_args, bootstrap_servers=client_bootstrap_servers, security_protocol="SASL_SSL",
+                sasl_mechanism="SCRAM-SHA-512", sasl_username=principal, sasl_password=password,
+                ssl_certificate_location="", ssl_key_location="", zookeeper_connect="", zookeeper_tls=False,
+                zookeeper_ssl_certificate_location="", zookeeper_ssl_key_location="", zookeeper_sasl_username="",
+                zookeeper_sasl_password="")
+
+
 def scram_super_user_refusals(super_users, scram_users):
     """A SCRAM credential in the name of a super user would let its password alone act as that super user on the
     CLIENT listener (SCRAM credentials are one store for every listener): refuse declaring one.

@@ -50,6 +50,22 @@ def test_java_properties_carry_the_scram_login_and_the_pem_truststore():
         "security.protocol": "PLAINTEXT"}
 
 
+def test_java_properties_carry_a_client_certificate_as_pem_text(tmp_path):
+    (tmp_path / "key.pem").write_text("-----BEGIN PRIVATE KEY-----\nKEY\n-----END PRIVATE KEY-----\n")
+    (tmp_path / "chain.pem").write_text("-----BEGIN CERTIFICATE-----\nCERT\n-----END CERTIFICATE-----\n")
+    conf = kafka_connection.admin_config(_params(security_protocol="SSL", ssl_ca_location="/etc/ca.pem",
+                                                 ssl_certificate_location=str(tmp_path / "chain.pem"),
+                                                 ssl_key_location=str(tmp_path / "key.pem")))
+    props = kafka_connection.java_client_properties(conf)
+    assert props["ssl.keystore.type"] == "PEM"
+    assert props["ssl.keystore.key"] == "-----BEGIN PRIVATE KEY-----\nKEY\n-----END PRIVATE KEY-----"
+    assert props["ssl.keystore.certificate.chain"].startswith("-----BEGIN CERTIFICATE-----\nCERT")
+    # a .properties file keeps each value on its line: Java reads the escaped line breaks back
+    text = kafka_connection.properties_text(props)
+    assert "ssl.keystore.key=-----BEGIN PRIVATE KEY-----\\nKEY\\n-----END PRIVATE KEY-----\n" in text
+    assert len(text.splitlines()) == len(props)
+
+
 def test_a_broker_without_a_plaintext_listener_is_found_at_its_first_advertised_listener():
     legacy = {"host": "k1", "port": 9092, "endpoints": ["PLAINTEXT://k1:9092"]}
     secured = {"host": None, "port": -1, "endpoints": ["CLIENT://k1.lab:9093", "BROKER://k1.lab:9094"]}

@@ -86,3 +86,30 @@ def test_an_inventory_is_refused_for_each_bad_credential():
                                      {"zookeeper_sasl_password": "z" * 20})
     assert [r["rule"] for r in refusals] == ["scram-user-is-super-user", "password-too-weak"]
     assert "SCRAM user app has 5 characters" in refusals[1]["message"]
+
+
+def test_the_tools_get_only_what_they_need():
+    acls = p.tool_acls("kafkaops-canary", "canary", "kafkaops-validator")
+    canary = {(a["resource_type"], a.get("resource_name"), a["pattern_type"], a["operation"])
+              for a in acls if a["principal"] == "User:kafkaops-canary"}
+    assert canary == {("topic", "canary", "prefixed", "write"), ("topic", "canary", "prefixed", "read"),
+                      ("topic", "canary", "prefixed", "describe"), ("group", "canary", "prefixed", "read")}
+    validator = [a for a in acls if a["principal"] == "User:kafkaops-validator"]
+    assert {a["operation"] for a in validator} == {"read", "describe"}
+    assert all(a["resource_type"] != "cluster" or a["operation"] == "describe" for a in validator)
+    assert len(acls) == len(canary) + len(validator)
+
+
+def test_a_tool_logs_in_with_its_own_password_on_the_client_listener_and_nothing_of_the_admins():
+    admin = {"bootstrap_servers": "k1:9091", "zookeeper_connect": "zk1:2182/kafka", "security_protocol": "SSL",
+             "ssl_ca_location": "/pki/ca.pem", "ssl_certificate_location": "/pki/admin/current/chain.pem",
+             "ssl_key_location": "/pki/admin/current/key.pem", "zookeeper_tls": True,
+             "zookeeper_sasl_username": "kafka", "zookeeper_sasl_password": "zk-secret"}
+    tool = p.tool_connection_args(admin, "kafkaops-canary", "pw", "k1:9093")
+    assert tool["bootstrap_servers"] == "k1:9093" and tool["security_protocol"] == "SASL_SSL"
+    assert (tool["sasl_username"], tool["sasl_password"], tool["ssl_ca_location"]) == ("kafkaops-canary", "pw",
+                                                                                        "/pki/ca.pem")
+    assert not any(tool[k] for k in ("ssl_certificate_location", "ssl_key_location", "zookeeper_connect",
+                                     "zookeeper_sasl_password"))
+    assert p.tool_connection_args(dict(admin, security_protocol="PLAINTEXT"), "c", "pw", "k1:9093") == \
+        dict(admin, security_protocol="PLAINTEXT")
