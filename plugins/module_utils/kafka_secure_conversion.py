@@ -23,7 +23,7 @@ KAFKA, ZOOKEEPER = "kafka", "zookeeper"
 # every broker logs in). The quorum goes to TLS in ZooKeeper's three rolls: every member accepts both
 # kinds (portUnification), then connects with TLS (sslQuorum), then accepts TLS only.
 STEPS = (
-    ("secure-listeners", KAFKA, "brokers open the SASL_SSL client and TLS inter-broker listeners beside PLAINTEXT"),
+    ("secure-listeners", KAFKA, "brokers open the SASL_SSL client and the TLS replication listeners beside PLAINTEXT"),
     ("secure-inter-broker", KAFKA, "brokers replicate over the TLS inter-broker listener"),
     ("zookeeper-tls-ports", ZOOKEEPER,
      "ZooKeeper opens its TLS client port beside the plaintext one and accepts TLS from other members"),
@@ -219,7 +219,7 @@ def role_settings(steps):
         # The open cluster's clients and, until secure-inter-broker, the brokers themselves reach the others
         # as User:ANONYMOUS through PLAINTEXT: they keep the access they had while the authorizer is on.
         "kafka_plaintext_super_user": plaintext_listener,
-        "kafka_inter_broker_listener": "BROKER" if "secure-inter-broker" in steps else "PLAINTEXT",
+        "kafka_inter_broker_listener": "REPLICATION" if "secure-inter-broker" in steps else "PLAINTEXT",
         "zookeeper_client_tls": "brokers-log-in-to-zookeeper" in steps,
         "kafka_zookeeper_set_acl": "brokers-set-zookeeper-acls" in steps,
     }
@@ -238,7 +238,7 @@ def kit_connection(done):
     """How the kit's own clients (the gates) reach the cluster while the next step rolls, given the steps
     done on every host before it: the secured side as soon as every host offers it."""
     done = set(done)
-    return {"kafka_client_security_protocol": "SASL_SSL" if "secure-listeners" in done else "PLAINTEXT",
+    return {"kafka_client_security_protocol": "SSL" if "secure-listeners" in done else "PLAINTEXT",
             "zookeeper_client_tls": "zookeeper-tls-ports" in done}
 
 

@@ -14,10 +14,10 @@ def test_service_is_running_and_enabled(host):
 
 
 def test_only_the_secured_controller_listener_listens_and_jmx_on_the_loopback(host):
-    assert host.socket("tcp://0.0.0.0:9095").is_listening
+    assert host.socket("tcp://0.0.0.0:9090").is_listening
     assert host.socket("tcp://127.0.0.1:9999").is_listening
     assert not host.socket("tcp://0.0.0.0:9999").is_listening
-    for port in (9092, 9093, 9094):
+    for port in (9091, 9092, 9093):
         assert not host.socket(f"tcp://0.0.0.0:{port}").is_listening
 
 
@@ -27,9 +27,10 @@ def test_identity_quorum_and_security_come_from_the_inventory(host):
     assert props["process.roles"] == "controller"
     assert props["node.id"] == str(hostvars["kafka_controller_node_id"])
     assert props["controller.quorum.voters"] == (
-        "9001@ctrl1.kafkalab.test:9095,9002@ctrl2.kafkalab.test:9095,9003@ctrl3.kafkalab.test:9095")
-    assert props["listener.security.protocol.map"] == "CONTROLLER:SASL_SSL"
-    assert props["listener.name.controller.ssl.client.auth"] == "required"
+        "9001@ctrl1.kafkalab.test:9090,9002@ctrl2.kafkalab.test:9090,9003@ctrl3.kafkalab.test:9090")
+    assert props["listener.security.protocol.map"] == "CONTROLPLANE:SSL"
+    assert props["ssl.client.auth"] == "required"
+    assert not any(key.startswith("sasl.") for key in props)
     assert props["authorizer.class.name"] == "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
     assert props["allow.everyone.if.no.acl.found"] == "false"
     # the controllers create topics and elect leaders: the cluster's topic policy
