@@ -183,7 +183,8 @@ RULES = [
          "plugins/module_utils/kafka_principals.py",
          "        if password in PUBLISHED or password.startswith(PUBLISHED_PREFIX):\n",
          "        if False:\n",
-         [T + "test_role_preflight.py::test_a_wrong_setting_is_refused_before_anything_changes[no published password]"]),
+         [T + "test_role_preflight.py::test_a_wrong_setting_is_refused_before_anything_changes"
+          "[no published password]"]),
     Rule("kraft-lost-voter",
          "plugins/module_utils/kafka_kraft.py", "    if started and empty:\n", "    if False:\n",
          [T + "kraft_deploy.py::test_a_voter_that_lost_its_disk_is_not_formatted_and_nothing_changes"], lab="kraft"),

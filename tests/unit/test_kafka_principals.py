@@ -47,7 +47,7 @@ def test_only_this_clusters_members_and_accepted_admin_generations_get_a_princip
         "CN=kafka1,OU=kafkaops-member,O=prod.eu-1,C=DE": "CN=kafka1,OU=kafkaops-member,O=prod.eu-1,C=DE",
         "CN=x,OU=y,OU=kafkaops-member,O=prod.eu-1": "CN=x,OU=y,OU=kafkaops-member,O=prod.eu-1",
     }
-    assert dict(zip(cases, kafka_maps(rules, list(cases)))) == cases
+    assert dict(zip(cases, kafka_maps(rules, list(cases)), strict=True)) == cases
 
 
 def test_without_admin_generations_only_members_map():

@@ -217,7 +217,8 @@ def test_each_step_gives_its_hosts_the_settings_up_to_it_and_the_kit_the_connect
     first = conv.step_settings("secure-listeners")
     assert first["kind"] == "kafka"
     assert first["hosts"]["kafka_inter_broker_listener"] == "PLAINTEXT"
-    assert first["kit"]["kafka_client_security_protocol"] == "PLAINTEXT"  # the gates reach every broker, the old ones too
+    # the gates reach every broker, the old ones too
+    assert first["kit"]["kafka_client_security_protocol"] == "PLAINTEXT"
     login = conv.step_settings("brokers-log-in-to-zookeeper")
     assert login["hosts"]["zookeeper_client_tls"] and login["kit"]["zookeeper_client_tls"]
     assert login["kit"]["kafka_client_security_protocol"] == "SSL"

@@ -51,7 +51,8 @@ def run_role(tmp_path, *, check=False, host_vars=None, playbook=PLAYBOOK, fails=
     hosts = {host: {"ansible_connection": "local", **names, **(host_vars or {}).get(host, {})}
              for host, names in HOSTS.items()}
     if localhost:
-        hosts["localhost"] = {"ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}
+        hosts["localhost"] = {"ansible_connection": "local",
+                              "ansible_python_interpreter": "{{ ansible_playbook_python }}"}
     inventory = {"all": {"hosts": hosts,
                          "children": {group: {"hosts": {h: {} for h in members}}
                                       for group, members in (groups or {}).items()}}}
