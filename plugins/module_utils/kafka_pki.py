@@ -63,6 +63,18 @@ def ca_problems(ca, ca_key, now):
     return problems
 
 
+def renewal_due(cert, now, renew_before_days):
+    """Whether a certificate (None: there is none) ends within renew_before_days: it is renewed, with a new key."""
+    return cert is not None and _asn1_time(cert["not_after"]) - now < datetime.timedelta(days=int(renew_before_days))
+
+
+def not_after(now, validity_days, ca):
+    """When a certificate issued now ends: validity_days from now, but never after its CA (which would leave the
+    host with a certificate no client can check the day the CA ends). community.crypto's ASN.1 time."""
+    end = min(now + datetime.timedelta(days=int(validity_days)), _asn1_time(ca["not_after"]))
+    return end.strftime("%Y%m%d%H%M%SZ")
+
+
 def reissue_reasons(cert, csr, ca, now, renew_before_days):
     """Why this host's certificate must be (re)issued, [] when it is kept. cert: its cert.pem, None when there
     is none; csr: the request made from its key.pem and the current settings, None when check mode could not
@@ -77,7 +89,7 @@ def reissue_reasons(cert, csr, ca, now, renew_before_days):
     reasons = []
     if cert["public_key"] != csr["public_key"]:
         reasons.append("its key is not key.pem")
-    if _asn1_time(cert["not_after"]) - now < datetime.timedelta(days=int(renew_before_days)):
+    if renewal_due(cert, now, renew_before_days):
         reasons.append(f"it expires {cert['not_after']}, within kafka_pki_renew_before_days ({renew_before_days})")
     if cert["subject_alt_name"] != csr["subject_alt_name"]:
         reasons.append(f"its names {', '.join(cert['subject_alt_name'] or ['(none)'])} are not "

@@ -10,7 +10,9 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_pki import 
     ca_files,
     ca_problems,
     key_is,
+    not_after,
     reissue_reasons,
+    renewal_due,
     sans,
     tls_file_problems,
 )
@@ -56,6 +58,17 @@ def test_a_certificate_within_the_renewal_window():
         "it expires 20250701115959Z, within kafka_pki_renew_before_days (30)"]
     assert reissue_reasons(expiring, CSR, CA, NOW, "29") == []
     assert reissue_reasons({**CERT, "not_after": "20250701120000Z"}, CSR, CA, NOW, 30) == []  # 30 days exactly
+
+
+def test_a_renewal_is_due_within_the_window_only():
+    assert renewal_due({**CERT, "not_after": "20250701115959Z"}, NOW, 30)
+    assert not renewal_due({**CERT, "not_after": "20250701120000Z"}, NOW, 30)
+    assert not renewal_due(None, NOW, 30)
+
+
+def test_a_certificate_never_ends_after_its_ca():
+    assert not_after(NOW, 365, CA) == "20260601120000Z"
+    assert not_after(NOW, 365, {**CA, "not_after": "20251224000000Z"}) == "20251224000000Z"
 
 
 def test_an_expired_certificate_is_within_any_renewal_window():

@@ -206,15 +206,17 @@ def test_members_carry_the_marker_and_the_controller_machine_gets_the_admin_cert
 
 
 def test_check_mode_shows_what_it_would_issue_and_writes_nothing(tmp_path):
+    """Nothing but the kit's own passwords, which ansible.builtin.password makes whenever they are read (the
+    connection role's argument spec reads them), check mode or not."""
     changed, shown, _ = run_role(tmp_path, check=True)
-    assert not (tmp_path / "pki").exists()
+    assert [p.name for p in (tmp_path / "pki").iterdir()] == ["credentials"]
     for host in HOSTS:
         assert shown[host].startswith(f"would issue {tmp_path}/pki/hosts/{host}/cert.pem for DNS:")
         assert shown[host].endswith(": no certificate yet")
         assert changed[host] > 0
 
 
-def test_a_certificate_near_its_end_is_reissued_by_the_same_ca(tmp_path):
+def test_a_certificate_near_its_end_is_reissued_by_the_same_ca_with_a_new_key(tmp_path):
     pki = tmp_path / "pki"
     run_role(tmp_path, kafka_pki_host_validity_days=10, kafka_pki_renew_before_days=5)
     assert days(10)(lifetime(cert(pki / "hosts" / "kafka-a" / "cert.pem")))
@@ -227,8 +229,18 @@ def test_a_certificate_near_its_end_is_reissued_by_the_same_ca(tmp_path):
         issued = cert(pki / "hosts" / host / "cert.pem")
         assert days(365)(lifetime(issued))
         issued.verify_directly_issued_by(cert(pki / "ca" / "cert.pem"))
-        assert (pki / "hosts" / host / "key.pem").read_bytes() == keys[host]
+        assert (pki / "hosts" / host / "key.pem").read_bytes() != keys[host]  # a renewal comes with a new key
+        key = serialization.load_pem_private_key((pki / "hosts" / host / "key.pem").read_bytes(), None)
+        assert key.public_key() == issued.public_key()
         assert "within kafka_pki_renew_before_days (30)" in shown[host] and changed[host] > 0
+
+
+def test_a_host_certificate_never_outlives_its_ca(tmp_path):
+    pki = tmp_path / "pki"
+    run_role(tmp_path, kafka_pki_ca_validity_days=100, kafka_pki_host_validity_days=365)
+    ca = cert(pki / "ca" / "cert.pem")
+    for host in HOSTS:
+        assert cert(pki / "hosts" / host / "cert.pem").not_valid_after_utc == ca.not_valid_after_utc
 
 
 def test_a_certificate_whose_names_changed_is_reissued_with_exactly_the_new_names(tmp_path):
