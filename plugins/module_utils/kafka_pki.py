@@ -63,9 +63,12 @@ def ca_problems(ca, ca_key, now):
     return problems
 
 
-def renewal_due(cert, now, renew_before_days):
-    """Whether a certificate (None: there is none) ends within renew_before_days: it is renewed, with a new key."""
-    return cert is not None and _asn1_time(cert["not_after"]) - now < datetime.timedelta(days=int(renew_before_days))
+def renewal_due(cert, now, renew_before_days, validity_days, ca):
+    """Whether a certificate (None: there is none) is renewed, with a new key: it ends within renew_before_days, and
+    one issued now would end later (not when its CA ends first: that is the CA's rotation, rotate_ca.yml)."""
+    return (cert is not None and ca is not None
+            and _asn1_time(cert["not_after"]) - now < datetime.timedelta(days=int(renew_before_days))
+            and not_after(now, validity_days, ca) > cert["not_after"])
 
 
 def not_after(now, validity_days, ca):
@@ -75,7 +78,7 @@ def not_after(now, validity_days, ca):
     return end.strftime("%Y%m%d%H%M%SZ")
 
 
-def reissue_reasons(cert, csr, ca, now, renew_before_days):
+def reissue_reasons(cert, csr, ca, now, renew_before_days, validity_days):
     """Why this host's certificate must be (re)issued, [] when it is kept. cert: its cert.pem, None when there
     is none; csr: the request made from its key.pem and the current settings, None when check mode could not
     make one (the key is still to be made or changes); ca: the CA's certificate, None when check mode has yet
@@ -89,7 +92,7 @@ def reissue_reasons(cert, csr, ca, now, renew_before_days):
     reasons = []
     if cert["public_key"] != csr["public_key"]:
         reasons.append("its key is not key.pem")
-    if renewal_due(cert, now, renew_before_days):
+    if renewal_due(cert, now, renew_before_days, validity_days, ca):
         reasons.append(f"it expires {cert['not_after']}, within kafka_pki_renew_before_days ({renew_before_days})")
     if cert["subject_alt_name"] != csr["subject_alt_name"]:
         reasons.append(f"its names {', '.join(cert['subject_alt_name'] or ['(none)'])} are not "

@@ -21,6 +21,7 @@ HOSTS = {
     "kafka-a": {"ansible_host": "192.0.2.11", "kafka_advertised_host": "kafka-a.example.test"},
     "kafka-b": {"ansible_host": "192.0.2.12", "kafka_advertised_host": "kafka-b.example.test"},
 }
+CA_PASSPHRASE = "a-passphrase-for-the-test-ca"
 PLAYBOOK = """\
 - name: Issue the PKI on the controller
   hosts: all
@@ -58,7 +59,8 @@ def run_role(tmp_path, *, check=False, host_vars=None, playbook=PLAYBOOK, fails=
                                       for group, members in (groups or {}).items()}}}
     (tmp_path / "inventory.yml").write_text(json.dumps(inventory))  # JSON is YAML
     (tmp_path / "play.yml").write_text(playbook)
-    (tmp_path / "vars.json").write_text(json.dumps({"kafka_pki_dir": str(tmp_path / "pki"), **role_vars}))
+    (tmp_path / "vars.json").write_text(json.dumps({"kafka_pki_dir": str(tmp_path / "pki"),
+                                                    "kafka_pki_ca_key_passphrase": CA_PASSPHRASE, **role_vars}))
     # Not the caller's ANSIBLE_* settings: the run reads the JSON callback's output.
     env = ansible.environment({k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_")},
                               ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_NOCOLOR="1")
@@ -162,6 +164,9 @@ def test_the_role_makes_a_ca_and_a_certificate_per_host_and_a_second_run_changes
     assert ca.extensions.get_extension_for_class(x509.BasicConstraints).value.ca is True
     assert ca.subject == ca.issuer and days(800)(lifetime(ca))
     assert mode(pki / "ca" / "key.pem") == 0o600 and mode(pki / "ca" / "cert.pem") == 0o644
+    ca_key = (pki / "ca" / "key.pem").read_bytes()
+    assert b"ENCRYPTED" in ca_key  # with kafka_pki_ca_key_passphrase
+    assert serialization.load_pem_private_key(ca_key, CA_PASSPHRASE.encode()).public_key() == ca.public_key()
     for host in HOSTS:
         host_dir = pki / "hosts" / host
         issued = cert(host_dir / "cert.pem")
@@ -218,7 +223,7 @@ def test_check_mode_shows_what_it_would_issue_and_writes_nothing(tmp_path):
 
 def test_a_certificate_near_its_end_is_reissued_by_the_same_ca_with_a_new_key(tmp_path):
     pki = tmp_path / "pki"
-    run_role(tmp_path, kafka_pki_host_validity_days=10, kafka_pki_renew_before_days=5)
+    run_role(tmp_path, kafka_pki_host_validity_days=10, kafka_pki_renew_before_days=5, kafka_pki_ca_validity_days=800)
     assert days(10)(lifetime(cert(pki / "hosts" / "kafka-a" / "cert.pem")))
     ca_files, keys = files(pki / "ca"), {host: (pki / "hosts" / host / "key.pem").read_bytes() for host in HOSTS}
 
@@ -233,6 +238,34 @@ def test_a_certificate_near_its_end_is_reissued_by_the_same_ca_with_a_new_key(tm
         key = serialization.load_pem_private_key((pki / "hosts" / host / "key.pem").read_bytes(), None)
         assert key.public_key() == issued.public_key()
         assert "within kafka_pki_renew_before_days (30)" in shown[host] and changed[host] > 0
+
+
+def test_the_ca_the_role_makes_needs_a_passphrase_and_an_earlier_plain_key_is_encrypted_in_place(tmp_path):
+    output = run_role(tmp_path, fails=True, kafka_pki_ca_key_passphrase="")
+    assert "keeps its key encrypted with kafka_pki_ca_key_passphrase, at least 16 characters" in output
+    assert not (tmp_path / "pki" / "ca").exists()
+
+    # The CA an earlier version made: its key in clear
+    pki = tmp_path / "pki"
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Kafka cluster CA")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+          .not_valid_after(now + datetime.timedelta(days=900))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=1), critical=True)
+          .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+          .sign(key, hashes.SHA256()))
+    (pki / "ca").mkdir(parents=True)
+    (pki / "ca" / "cert.pem").write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    (pki / "ca" / "key.pem").write_bytes(key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    run_role(tmp_path)
+    encrypted = (pki / "ca" / "key.pem").read_bytes()
+    assert serialization.load_pem_private_key(encrypted, CA_PASSPHRASE.encode()).public_key() == key.public_key()
+    assert mode(pki / "ca" / "key.pem") == 0o600
+    for host in HOSTS:
+        cert(pki / "hosts" / host / "cert.pem").verify_directly_issued_by(ca)
 
 
 def test_a_host_certificate_never_outlives_its_ca(tmp_path):
