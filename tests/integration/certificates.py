@@ -45,8 +45,8 @@ def issue(folder, stem, ca, names, valid_from_days=-1, valid_for_days=30):
     path), valid from now + valid_from_days for valid_for_days (both may be negative)."""
     ca_cert = x509.load_pem_x509_certificate(open(ca[0], "rb").read())
     passphrase = PASSPHRASES.get(ca[1])
-    ca_key = serialization.load_pem_private_key(open(ca[1], "rb").read(),
-                                                password=passphrase.read_text().strip().encode() if passphrase else None)
+    password = passphrase.read_text().strip().encode() if passphrase else None
+    ca_key = serialization.load_pem_private_key(open(ca[1], "rb").read(), password=password)
     key = ec.generate_private_key(ec.SECP256R1())
     start = datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=valid_from_days)
     cert = (x509.CertificateBuilder().subject_name(_name(names[0])).issuer_name(ca_cert.subject)
