@@ -5,6 +5,7 @@ there is none); times are naive UTC datetimes, as Jinja's now(utc=true) returns.
 
 import datetime
 import ipaddress
+import pathlib
 
 SAN_TYPES = ("DNS:", "IP:", "email:", "URI:", "RID:", "dirName:", "otherName:")
 # What a host's request sets besides its key and names; a certificate that differs was made for other settings.
@@ -76,6 +77,34 @@ def not_after(now, validity_days, ca):
     host with a certificate no client can check the day the CA ends). community.crypto's ASN.1 time."""
     end = min(now + datetime.timedelta(days=int(validity_days)), _asn1_time(ca["not_after"]))
     return end.strftime("%Y%m%d%H%M%SZ")
+
+
+def kept_certificates(pki_dir):
+    """The certificate files the pki role keeps in pki_dir, in order: the CA in use, every host's, the kit's admin
+    certificate in use (read on the controller, where filters run)."""
+    root = pathlib.Path(pki_dir)
+    found = [root / "ca" / "cert.pem", *sorted((root / "hosts").glob("*/cert.pem")), root / "admin/current/cert.pem"]
+    return [str(path) for path in found if path.is_file()]
+
+
+def admin_generations(pki_dir):
+    """The generations of the kit's admin certificate in pki_dir/admin/g<N>/ (sorted), which the brokers and
+    controllers accept; [] when there is none yet."""
+    return sorted(int(path.parent.name[1:]) for path in pathlib.Path(pki_dir, "admin").glob("g*/cert.pem")
+                  if path.parent.name[1:].isdigit())
+
+
+def expiry_report(certs, now, renew_before_days):
+    """What an operator must act on, from certs {label: certificate info}: {"expired": [...], "due": [...]}, one line
+    each, soonest first. Due: within renew_before_days (site.yml renews a host's; a CA's needs rotate_ca.yml)."""
+    report = {"expired": [], "due": []}
+    for label, cert in sorted(certs.items(), key=lambda item: item[1]["not_after"]):
+        left = _asn1_time(cert["not_after"]) - now
+        if left <= datetime.timedelta(0):
+            report["expired"].append(f"{label} expired {cert['not_after']}")
+        elif left < datetime.timedelta(days=int(renew_before_days)):
+            report["due"].append(f"{label} ends {cert['not_after']}, in {left.days} days")
+    return report
 
 
 def reissue_reasons(cert, csr, ca, now, renew_before_days, validity_days):

@@ -7,8 +7,11 @@ import datetime
 import pytest
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_pki import (
+    admin_generations,
     ca_files,
     ca_problems,
+    expiry_report,
+    kept_certificates,
     key_is,
     not_after,
     reissue_reasons,
@@ -259,3 +262,24 @@ def test_during_a_ca_rotation_a_certificate_from_either_ca_of_the_truststore_is_
     other = {**CA, "subject_ordered": [["commonName", "Next CA"]], "subject_key_identifier": "cc:dd"}
     assert tls_file_problems("h", INSTALLED, KEY, [other, CA], [], NOW) == []
     assert tls_file_problems("h", INSTALLED, KEY, [other], [], NOW)
+
+
+def test_the_expiry_report_names_what_ended_and_what_ends_soon_first():
+    certs = {"ca": {"not_after": "20250620000000Z"}, "kafka1": {"not_after": "20250101000000Z"},
+             "kafka2": {"not_after": "20260101000000Z"}, "kafka3": {"not_after": "20250610000000Z"}}
+    assert expiry_report(certs, NOW, 30) == {
+        "expired": ["kafka1 expired 20250101000000Z"],
+        "due": ["kafka3 ends 20250610000000Z, in 8 days", "ca ends 20250620000000Z, in 18 days"]}
+    assert expiry_report({"kafka2": certs["kafka2"]}, NOW, 30) == {"expired": [], "due": []}
+
+
+def test_the_kept_certificates_and_admin_generations_are_read_from_the_pki_dir(tmp_path):
+    for path in ("ca/cert.pem", "hosts/kafka1/cert.pem", "hosts/zk1/cert.pem", "hosts/zk2/key.pem",
+                 "admin/g1/cert.pem", "admin/g2/cert.pem", "admin/gx/cert.pem", "admin/g3/key.pem"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x")
+    (tmp_path / "admin/current").symlink_to("g2")
+    assert kept_certificates(str(tmp_path)) == [str(tmp_path / p) for p in (
+        "ca/cert.pem", "hosts/kafka1/cert.pem", "hosts/zk1/cert.pem", "admin/current/cert.pem")]
+    assert admin_generations(str(tmp_path)) == [1, 2]
+    assert admin_generations(str(tmp_path / "nothing")) == [] and kept_certificates(str(tmp_path / "none")) == []

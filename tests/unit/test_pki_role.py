@@ -268,6 +268,46 @@ def test_the_ca_the_role_makes_needs_a_passphrase_and_an_earlier_plain_key_is_en
         cert(pki / "hosts" / host / "cert.pem").verify_directly_issued_by(ca)
 
 
+EXPIRY_PLAYBOOK = """\
+- name: Check the certificates as cluster_summary.yml does
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Check them
+      ansible.builtin.include_role:
+        name: kafkaops.toolkit.pki
+        tasks_from: expiry
+"""
+
+
+def test_the_expiry_check_warns_within_the_window_and_fails_on_an_ended_certificate(tmp_path):
+    pki = tmp_path / "pki"
+    run_role(tmp_path, kafka_pki_host_validity_days=20, kafka_pki_renew_before_days=5)
+    _, _, output = run_role(tmp_path, playbook=EXPIRY_PLAYBOOK, localhost=True, kafka_pki_renew_before_days=5)
+    assert "Certificates ending within" not in output  # 20 days left
+    _, _, output = run_role(tmp_path, playbook=EXPIRY_PLAYBOOK, localhost=True, kafka_pki_renew_before_days=30)
+    assert "Certificates ending within kafka_pki_renew_before_days (30)" in output
+    assert f"{pki}/hosts/kafka-a/cert.pem ends " in output and "ca/cert.pem" not in output.split("Certificates")[1]
+
+    ended = certificates_ended(pki / "ca")
+    (pki / "hosts" / "kafka-b" / "cert.pem").write_bytes(ended)
+    output = run_role(tmp_path, playbook=EXPIRY_PLAYBOOK, localhost=True, fails=True)
+    assert f"Certificates that have ended, which clients refuse: {pki}/hosts/kafka-b/cert.pem expired" in output
+
+
+def certificates_ended(ca_dir):
+    """A certificate from the CA in ca_dir that ended yesterday (PEM)."""
+    ca = cert(ca_dir / "cert.pem")
+    ca_key = serialization.load_pem_private_key((ca_dir / "key.pem").read_bytes(), CA_PASSPHRASE.encode())
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ended = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "ended")]))
+             .issuer_name(ca.subject).public_key(key.public_key()).serial_number(x509.random_serial_number())
+             .not_valid_before(now - datetime.timedelta(days=10)).not_valid_after(now - datetime.timedelta(days=1))
+             .sign(ca_key, hashes.SHA256()))
+    return ended.public_bytes(serialization.Encoding.PEM)
+
+
 def test_a_host_certificate_never_outlives_its_ca(tmp_path):
     pki = tmp_path / "pki"
     run_role(tmp_path, kafka_pki_ca_validity_days=100, kafka_pki_host_validity_days=365)
