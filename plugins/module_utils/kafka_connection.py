@@ -110,6 +110,7 @@ def admin_config(params):
     if "SSL" in protocol:
         optional.update({"ssl.ca.location": "ssl_ca_location", "ssl.certificate.location": "ssl_certificate_location",
                          "ssl.key.location": "ssl_key_location"})
+        conf["ssl.endpoint.identification.algorithm"] = "https"  # librdkafka's default since 2.0: said, not assumed
     conf.update({key: params[name] for key, name in optional.items() if params.get(name)})
     return conf
 
@@ -131,6 +132,8 @@ def java_client_properties(conf):
                                      f"password={_jaas_quote(conf.get('sasl.password', ''))};")
     if "ssl.ca.location" in conf:
         props.update({"ssl.truststore.type": "PEM", "ssl.truststore.location": conf["ssl.ca.location"]})
+    if "SSL" in conf["security.protocol"]:
+        props["ssl.endpoint.identification.algorithm"] = "https"
     if "ssl.certificate.location" in conf and "ssl.key.location" in conf:
         with open(conf["ssl.key.location"], encoding="ascii") as key, \
                 open(conf["ssl.certificate.location"], encoding="ascii") as chain:
@@ -168,7 +171,8 @@ def zookeeper_tls_properties(keystore, truststore):
     return {"zookeeper.ssl.client.enable": "true",
             "zookeeper.clientCnxnSocket": "org.apache.zookeeper.ClientCnxnSocketNetty",
             "zookeeper.ssl.keystore.type": "PEM", "zookeeper.ssl.keystore.location": keystore,
-            "zookeeper.ssl.truststore.type": "PEM", "zookeeper.ssl.truststore.location": truststore}
+            "zookeeper.ssl.truststore.type": "PEM", "zookeeper.ssl.truststore.location": truststore,
+            "zookeeper.ssl.endpoint.identification.algorithm": "HTTPS"}
 
 
 def zookeeper_jaas(params):

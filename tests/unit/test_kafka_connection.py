@@ -45,7 +45,8 @@ def test_java_properties_carry_the_scram_login_and_the_pem_truststore():
         "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
         "sasl.jaas.config": 'org.apache.kafka.common.security.scram.ScramLoginModule required '
                             'username="ops" password="a\\"b\\\\c";',
-        "ssl.truststore.type": "PEM", "ssl.truststore.location": "/etc/ca.pem"}
+        "ssl.truststore.type": "PEM", "ssl.truststore.location": "/etc/ca.pem",
+        "ssl.endpoint.identification.algorithm": "https"}
     assert kafka_connection.java_client_properties(kafka_connection.admin_config(_params())) == {
         "security.protocol": "PLAINTEXT"}
 
