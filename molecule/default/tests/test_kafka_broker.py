@@ -64,9 +64,10 @@ def test_config_key_and_data_owners_and_modes(host):
     def owner_mode(path):
         found = host.file(path)
         return found.user, found.group, found.mode
-    assert owner_mode("/etc/kafka/server.properties") == ("kafka", "kafka", 0o640)
-    assert owner_mode("/etc/kafka/jaas.conf") == ("kafka", "kafka", 0o600)  # the ZooKeeper login
-    assert owner_mode("/etc/kafka/tls/keystore.pem") == ("kafka", "kafka", 0o600)  # the private key
+    # root owns what the broker reads; the broker reads it through its group and cannot change it
+    assert owner_mode("/etc/kafka/server.properties") == ("root", "kafka", 0o640)
+    assert owner_mode("/etc/kafka/jaas.conf") == ("root", "kafka", 0o640)  # the ZooKeeper login
+    assert owner_mode("/etc/kafka/tls/keystore.pem") == ("root", "kafka", 0o640)  # the private key
     password = pathlib.Path("/var/lib/kafka-lab/secrets/zookeeper-kafka").read_text().strip()  # the kit's own
     assert password in host.file("/etc/kafka/jaas.conf").content_string
     assert password not in host.file("/etc/kafka/server.properties").content_string

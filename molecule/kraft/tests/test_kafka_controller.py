@@ -46,8 +46,8 @@ def test_the_metadata_dir_is_formatted_for_this_node(host):
     assert host.file("/var/lib/kafka-controller/metadata/__cluster_metadata-0").is_directory
 
 
-def test_secrets_are_readable_by_their_owner_only(host):
-    for path, owner in (("/etc/kafka-controller/jaas.conf", "kafka"), ("/etc/kafka-controller/tool.properties", "root"),
-                        ("/etc/kafka-controller/tls/keystore.pem", "kafka")):
+def test_root_owns_the_secrets_and_the_controller_reads_them_through_its_group(host):
+    for path in ("/etc/kafka-controller/jaas.conf", "/etc/kafka-controller/tool.properties",
+                 "/etc/kafka-controller/tls/keystore.pem", "/etc/kafka-controller/controller.properties"):
         f = host.file(path)
-        assert (f.user, f.mode) == (owner, 0o600), path
+        assert (f.user, f.group, f.mode) == ("root", "kafka", 0o640), path
