@@ -77,6 +77,8 @@ RULES = {
     # Who may log in as whom (kafka_principals.py)
     "scram-user-is-super-user": "no SCRAM user may bear a super user's name (a password alone would be a super user)",
     "password-too-weak": "a password shorter than 16 characters or published is refused",
+    # Rotating the kit's credentials (kafka_credential_rotation.py)
+    "rotation-inconsistent-state": "rotate_credentials.yml refuses a credential in a state none of its steps leads to",
     # Secure defaults (security_exposures.py)
     "secure-default-off-on-purpose": "a secure default is turned off only when kafka_security_exposures_accepted "
                                      "names it (the roles' preflights)",

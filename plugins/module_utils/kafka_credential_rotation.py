@@ -1,0 +1,77 @@
+"""The plan of rotating a credential the kit made, without a moment in which a client that did nothing wrong is
+refused (playbooks/rotate_credentials.yml; docs/design/least-privilege.md): plain functions of what the cluster and the
+kit's files hold, unit-tested on hand-written states. Each kind adds the next credential before the old one goes; a
+rerun reads the state again and goes on from the step it finds. A credential at rest starts a new rotation.
+
+  scram  a SCRAM login of the kit's tools (canary, validator). Kafka keeps one credential per user and mechanism, and
+         the CLIENT listener enables two (SCRAM-SHA-512, SCRAM-SHA-256): the next password is made, added under the
+         mechanism not in use, the kit's files switch to it (the tools' next settings), then the old mechanism's
+         credential is deleted. State: {"cluster": [mechanisms the user has], "in_use": the mechanism of the kit's
+         files, "next": whether a next password is made}.
+  admin  the kit's admin certificate: generation N+1 is issued, the brokers and controllers accept both (a gated
+         roll), the kit switches to N+1, N is removed and they accept N+1 alone (a gated roll). State:
+         {"generations": [kept on the controller], "current": the one in use, "accepted": [the generations each
+         running broker and controller accepts]}.
+"""
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
+
+MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256")
+STEPS = {
+    "scram": ("next-password", "next-added", "switched", "old-removed"),
+    "admin": ("next-issued", "both-accepted", "switched", "old-dropped"),
+}
+# The steps a gated roll of the brokers and controllers completes (the others change files or the cluster's data)
+ROLLED = {"both-accepted", "old-dropped"}
+
+
+def other_mechanism(mechanism):
+    return MECHANISMS[1 - MECHANISMS.index(mechanism)]
+
+
+def scram_done(state):
+    """The steps of a SCRAM login's rotation done, or None for a state no step leads to."""
+    cluster, in_use, made_next = set(state["cluster"]), state["in_use"], state["next"]
+    if cluster == {in_use}:
+        return {"next-password"} if made_next else set()
+    if cluster == {in_use, other_mechanism(in_use)}:
+        # the next one added; once the kit's files switched to it (no next password left) the old one is to go
+        return {"next-password", "next-added"} if made_next else {"next-password", "next-added", "switched"}
+    return None
+
+
+def admin_done(state):
+    """The steps of the admin certificate's rotation done, or None for a state no step leads to."""
+    kept, current = sorted(state["generations"]), state["current"]
+    accepted = [set(a) for a in state["accepted"]]
+    if current not in kept or any(current not in a for a in accepted):
+        return None
+    if len(kept) == 1:
+        if all(a == {current} for a in accepted):
+            return set()
+        if all(a <= {current - 1, current} for a in accepted):  # the old one removed, the roll still to finish
+            return {"next-issued", "both-accepted", "switched"}
+        return None
+    old, new = kept[0], kept[-1]
+    if len(kept) != 2 or new != old + 1 or any(not a <= {old, new} for a in accepted):
+        return None
+    done = {"next-issued"}
+    if all(a == {old, new} for a in accepted):
+        done.add("both-accepted")
+    if current == new:
+        if "both-accepted" not in done:
+            return None  # the kit on a generation not every broker accepts: no step leads there
+        done.add("switched")
+    return done
+
+
+def plan(kind, state):
+    """{"refusals", "done", "todo"}: the steps of one credential's rotation done and left, in order."""
+    done = {"scram": scram_done, "admin": admin_done}[kind](state)
+    if done is None:
+        return {"refusals": [refusal("rotation-inconsistent-state", (
+            f"Refusing to rotate the {kind} credential: what the cluster and the kit's files hold ({state}) is no "
+            "state a step of the rotation leads to. Nothing changed; docs/runbooks/credentials.md says how to look."))],
+            "done": [], "todo": []}
+    steps = STEPS[kind]
+    return {"refusals": [], "done": [s for s in steps if s in done], "todo": [s for s in steps if s not in done]}

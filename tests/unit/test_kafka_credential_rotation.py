@@ -1,0 +1,55 @@
+"""The credential rotation's plan (module_utils/kafka_credential_rotation) on hand-written states: each step's state
+reads back as that step done, a rerun resumes, a state no step leads to is refused."""
+
+import pytest
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_credential_rotation as rot
+
+SHA512, SHA256 = rot.MECHANISMS
+
+
+@pytest.mark.parametrize("state, done", [
+    ({"cluster": [SHA512], "in_use": SHA512, "next": False}, []),
+    ({"cluster": [SHA512], "in_use": SHA512, "next": True}, ["next-password"]),
+    ({"cluster": [SHA512, SHA256], "in_use": SHA512, "next": True}, ["next-password", "next-added"]),
+    ({"cluster": [SHA512, SHA256], "in_use": SHA256, "next": False}, ["next-password", "next-added", "switched"]),
+    ({"cluster": [SHA256], "in_use": SHA256, "next": False}, []),  # the next rotation goes back to SHA-512
+])
+def test_a_scram_login_moves_to_the_other_mechanism_step_by_step(state, done):
+    planned = rot.plan("scram", state)
+    assert planned["refusals"] == [] and planned["done"] == done
+    assert planned["todo"] == [s for s in rot.STEPS["scram"] if s not in done]
+
+
+@pytest.mark.parametrize("state", [
+    {"cluster": [], "in_use": SHA512, "next": False},  # never made: kafka_access.yml makes it
+    {"cluster": [SHA256], "in_use": SHA512, "next": False},  # the files say one mechanism, the cluster the other
+])
+def test_a_scram_state_no_step_leads_to_is_refused(state):
+    assert [r["rule"] for r in rot.plan("scram", state)["refusals"]] == ["rotation-inconsistent-state"]
+
+
+@pytest.mark.parametrize("state, done", [
+    ({"generations": [3], "current": 3, "accepted": [[3], [3]]}, []),
+    ({"generations": [3, 4], "current": 3, "accepted": [[3], [3]]}, ["next-issued"]),
+    ({"generations": [3, 4], "current": 3, "accepted": [[3, 4], [3]]}, ["next-issued"]),  # the roll cut off
+    ({"generations": [3, 4], "current": 3, "accepted": [[3, 4], [3, 4]]}, ["next-issued", "both-accepted"]),
+    ({"generations": [3, 4], "current": 4, "accepted": [[3, 4], [3, 4]]}, ["next-issued", "both-accepted", "switched"]),
+    ({"generations": [4], "current": 4, "accepted": [[4], [3, 4]]}, ["next-issued", "both-accepted", "switched"]),
+    ({"generations": [4], "current": 4, "accepted": [[4], [4]]}, []),
+])
+def test_the_admin_certificate_moves_to_its_next_generation_step_by_step(state, done):
+    planned = rot.plan("admin", state)
+    assert planned["refusals"] == [] and planned["done"] == done
+
+
+@pytest.mark.parametrize("state", [
+    {"generations": [3, 4], "current": 4, "accepted": [[3, 4], [3]]},  # the kit on what a broker refuses
+    {"generations": [3, 5], "current": 3, "accepted": [[3], [3]]},  # a generation skipped
+    {"generations": [3], "current": 3, "accepted": [[2]]},  # a broker that refuses the kit
+    {"generations": [3, 4, 5], "current": 3, "accepted": [[3]]},
+])
+def test_an_admin_state_no_step_leads_to_is_refused(state):
+    refusals = rot.plan("admin", state)["refusals"]
+    assert [r["rule"] for r in refusals] == ["rotation-inconsistent-state"]
+    assert "Nothing changed" in refusals[0]["message"]
