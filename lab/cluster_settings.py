@@ -15,12 +15,23 @@ def load(principal="admin"):
     "zookeeper_members": {host: "host:port"}, "kafka": librdkafka configuration, "kafka_java": Java client
     properties, "kazoo": KazooClient options, "connection": the modules' options} of the kit's admin ("admin"), or of
     one of the kit's tools ("canary", "validator": their own logins), written once per process and principal."""
-    path = PATH if principal == "admin" else PATH.with_name(f"client-settings-{principal}.json")
+    path = _path(principal)
     proc = ansible.playbook("playbooks/client_settings.yml",
                             extra_vars={"client_settings_path": path, "client_settings_for": principal})
     if proc.returncode:
         raise RuntimeError(f"playbooks/client_settings.yml failed:\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
     return json.loads(path.read_text())
+
+
+def _path(principal):
+    return PATH if principal == "admin" else PATH.with_name(f"client-settings-{principal}.json")
+
+
+def path(principal="admin"):
+    """The client settings file of the kit's admin or one of its tools (written first): `--client-settings` of the
+    canary and the validator."""
+    load(principal)
+    return _path(principal)
 
 
 def kafka_config(bootstrap_servers=None, principal="admin"):
