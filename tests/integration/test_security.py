@@ -19,6 +19,7 @@ from kazoo.handlers.threading import KazooTimeoutError
 
 from lab import config
 from lab.cluster_settings import kafka_config, kazoo_client
+from lab.command_lines import CommandLineWatch
 
 CLIENT_PORT, REPLICATION_PORT = 9093, 9091  # the roles' defaults
 SUPER_USERS = ("kafka-cluster", "kafkaops-admin")  # the connection role's kafka_member/admin_principal
@@ -168,6 +169,18 @@ def test_a_user_can_do_nothing_until_the_inventory_grants_it(run_playbook):
         access(kafka_acls_absent=grants, kafka_scram_users_absent=[{"name": name}])
         if topic in admin.list_topics(timeout=30).topics:
             admin.delete_topics([topic])[topic].result(30)
+
+
+def test_no_password_is_on_a_command_line_while_a_user_is_made_and_deleted(run_playbook):
+    """kafka_access.yml hands the password to the module in its arguments file, never on a command line (ps shows
+    every user's): watched on every lab host and here, with the lab's own passwords."""
+    name, password = f"app-{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
+    with CommandLineWatch(config.load_hosts(), lambda: config.secrets() | {"the new user's": password}) as watch:
+        for declared in ({"kafka_scram_users": [{"name": name, "password": password}]},
+                         {"kafka_scram_users_absent": [{"name": name}]}):
+            run = run_playbook("kafka_access.yml", "-e", json.dumps(declared))
+            assert run.returncode == 0, run.output[-3000:]
+    assert watch.samples > 0 and watch.leaks == []
 
 
 def _produce(conf, topic):
