@@ -20,6 +20,7 @@ from kazoo.handlers.threading import KazooTimeoutError
 from lab import config
 from lab.cluster_settings import kafka_config, kazoo_client
 from lab.command_lines import CommandLineWatch
+from lab.machines import run_on
 
 CLIENT_PORT, REPLICATION_PORT = 9093, 9091  # the roles' defaults
 SUPER_USERS = ("kafka-cluster", "kafkaops-admin")  # the connection role's kafka_member/admin_principal
@@ -175,7 +176,11 @@ def test_no_password_is_on_a_command_line_while_a_user_is_made_and_deleted(run_p
     """kafka_access.yml hands the password to the module in its arguments file, never on a command line (ps shows
     every user's): watched on every lab host and here, with the lab's own passwords."""
     name, password = f"app-{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
-    with CommandLineWatch(config.load_hosts(), lambda: config.secrets() | {"the new user's": password}) as watch:
+    hosts = config.load_hosts()
+    with CommandLineWatch(hosts, lambda: {"the control's": password}) as control:  # the watch sees one
+        run_on(hosts[0], f"sh -c 'sleep 3; true {password}'")
+    assert [leak[:2] for leak in control.leaks] == [(hosts[0].name, "the password the control's")]
+    with CommandLineWatch(hosts, lambda: config.secrets() | {"the new user's": password}) as watch:
         for declared in ({"kafka_scram_users": [{"name": name, "password": password}]},
                          {"kafka_scram_users_absent": [{"name": name}]}):
             run = run_playbook("kafka_access.yml", "-e", json.dumps(declared))
