@@ -77,6 +77,8 @@ RULES = {
     # Who may log in as whom (kafka_principals.py)
     "scram-user-is-super-user": "no SCRAM user may bear a super user's name (a password alone would be a super user)",
     "password-too-weak": "a password shorter than 16 characters or published is refused",
+    # Members by certificate, from the previous layout (kafka_identity_conversion.py)
+    "identity-step-order": "the move to member certificates refuses a host that took a step without the ones before it",
     # Rotating the kit's credentials (kafka_credential_rotation.py)
     "rotation-inconsistent-state": "rotate_credentials.yml refuses a credential in a state none of its steps leads to",
     # Secure defaults (security_exposures.py)
