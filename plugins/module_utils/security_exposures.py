@@ -63,7 +63,12 @@ def escape_hatch_refusals(kind, variable, settings, accepted):
 
 
 def tls_protocol_refusals(protocols, accepted):
-    """TLS versions other than 1.3 (kafka_tls_protocols) only when accepted by name."""
+    """TLS versions other than 1.3 (kafka_tls_protocols) only when accepted by name; 1.3 always (the kit's own
+    clients, ZooKeeper's included, speak it)."""
+    if "TLSv1.3" not in protocols:
+        return [refusal("secure-default-off-on-purpose", (
+            f"kafka_tls_protocols is {list(protocols)}: it must hold TLSv1.3, which every client of the kit speaks; "
+            "add TLSv1.2 beside it (accepted by name) for applications that cannot."))]
     older = [p for p in protocols if p != "TLSv1.3"]
     if not older or "kafka_tls_protocols" in accepted:
         return []

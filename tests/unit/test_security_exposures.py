@@ -50,3 +50,4 @@ def test_an_older_tls_only_when_accepted():
     assert tls_protocol_refusals(["TLSv1.3"], []) == []
     assert "offers TLSv1.2 besides TLSv1.3" in tls_protocol_refusals(["TLSv1.3", "TLSv1.2"], [])[0]["message"]
     assert tls_protocol_refusals(["TLSv1.3", "TLSv1.2"], ["kafka_tls_protocols"]) == []
+    assert "it must hold TLSv1.3" in tls_protocol_refusals(["TLSv1.2"], ["kafka_tls_protocols"])[0]["message"]
