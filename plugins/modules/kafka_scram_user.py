@@ -102,6 +102,15 @@ plan:
     upserts:
       - {name: billing-app, mechanism: SCRAM-SHA-512, iterations: 16384, reason: iterations differ}
     deletions: []
+existing:
+  description:
+    - The credentials the declared users had before the run, user -> [{mechanism, iterations}] (a user without any
+      is left out). rotate_credentials.yml reads which mechanism a login has from it.
+  returned: always
+  type: dict
+  sample:
+    kafkaops-canary: [{mechanism: SCRAM-SHA-512, iterations: 8192}]
+  version_added: 0.12.0
 upserted:
   description: Plan entries written (none in check mode).
   returned: always
@@ -220,7 +229,9 @@ def main():
         module.fail_json(msg=f"cannot read the SCRAM credentials from {p['bootstrap_servers']}: "
                              f"{describe_error(exc)}{_hint(exc)}")
     plan = kafka_scram.plan(declared, existing, p["state"], p["update_password"])
-    result = dict(changed=bool(plan["upserts"] or plan["deletions"]), plan=plan, upserted=[], deleted=[])
+    result = dict(changed=bool(plan["upserts"] or plan["deletions"]), plan=plan, upserted=[], deleted=[],
+                  existing={name: [{"mechanism": m, "iterations": i} for m, i in pairs]
+                            for name, pairs in existing.items() if pairs})
     if module._diff:
         result["diff"] = kafka_scram.diff(existing, plan)
     if module.check_mode or not result["changed"]:
