@@ -11,4 +11,5 @@ class FilterModule:
                 "kafka_principal_mapping_rules": kafka_principals.mapping_rules,
                 "kafka_credential_refusals": kafka_principals.credential_refusals,
                 "kafka_tool_acls": kafka_principals.tool_acls,
-                "kafka_tool_connection_args": kafka_principals.tool_connection_args}
+                "kafka_tool_connection_args": kafka_principals.tool_connection_args,
+                "kafka_tool_users": kafka_principals.tool_users}

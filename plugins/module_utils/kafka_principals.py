@@ -72,15 +72,21 @@ def tool_acls(canary, canary_prefix, validator):
                allow(validator, "cluster", None, "describe")])
 
 
-def tool_connection_args(admin_args, principal, password, client_bootstrap_servers):
+def tool_users(logins):
+    """kafka_scram_user's users for the kit's tool logins ({principal: {password, mechanism}})."""
+    return [{"name": name, "password": login["password"], "mechanism": login["mechanism"]}
+            for name, login in sorted(logins.items())]
+
+
+def tool_connection_args(admin_args, principal, login, client_bootstrap_servers):
     """The connection options of one of the kit's tools, from the admin's (the connection role's
-    kafka_connection_args): its SCRAM login on the CLIENT listener (client_bootstrap_servers), the cluster's CA, no
-    client certificate and no ZooKeeper. On a cluster the kit reaches in PLAINTEXT (one being secured), the admin's
+    kafka_connection_args): its SCRAM login ({password, mechanism}) on the CLIENT listener (client_bootstrap_servers),
+    the cluster's CA, no client certificate and no ZooKeeper. On a cluster the kit reaches in PLAINTEXT (one being secured), the admin's
     options as they are: there is no login to give a tool yet."""
     if admin_args["security_protocol"] == "PLAINTEXT":
         return dict(admin_args)
     return dict(admin_args, bootstrap_servers=client_bootstrap_servers, security_protocol="SASL_SSL",
-                sasl_mechanism="SCRAM-SHA-512", sasl_username=principal, sasl_password=password,
+                sasl_mechanism=login["mechanism"], sasl_username=principal, sasl_password=login["password"],
                 ssl_certificate_location="", ssl_key_location="", zookeeper_connect="", zookeeper_tls=False,
                 zookeeper_ssl_certificate_location="", zookeeper_ssl_key_location="", zookeeper_sasl_username="",
                 zookeeper_sasl_password="")

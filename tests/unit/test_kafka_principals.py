@@ -105,11 +105,20 @@ def test_a_tool_logs_in_with_its_own_password_on_the_client_listener_and_nothing
              "ssl_ca_location": "/pki/ca.pem", "ssl_certificate_location": "/pki/admin/current/chain.pem",
              "ssl_key_location": "/pki/admin/current/key.pem", "zookeeper_tls": True,
              "zookeeper_sasl_username": "kafka", "zookeeper_sasl_password": "zk-secret"}
-    tool = p.tool_connection_args(admin, "kafkaops-canary", "pw", "k1:9093")
+    login = {"password": "pw", "mechanism": "SCRAM-SHA-256"}
+    tool = p.tool_connection_args(admin, "kafkaops-canary", login, "k1:9093")
     assert tool["bootstrap_servers"] == "k1:9093" and tool["security_protocol"] == "SASL_SSL"
+    assert tool["sasl_mechanism"] == "SCRAM-SHA-256"  # the mechanism the login is in use under
     assert (tool["sasl_username"], tool["sasl_password"], tool["ssl_ca_location"]) == ("kafkaops-canary", "pw",
                                                                                         "/pki/ca.pem")
     assert not any(tool[k] for k in ("ssl_certificate_location", "ssl_key_location", "zookeeper_connect",
                                      "zookeeper_sasl_password"))
-    assert p.tool_connection_args(dict(admin, security_protocol="PLAINTEXT"), "c", "pw", "k1:9093") == \
+    assert p.tool_connection_args(dict(admin, security_protocol="PLAINTEXT"), "c", {}, "k1:9093") == \
         dict(admin, security_protocol="PLAINTEXT")
+
+
+def test_the_tools_logins_become_scram_users_with_their_mechanisms():
+    logins = {"kafkaops-validator": {"password": "v", "mechanism": "SCRAM-SHA-512"},
+              "kafkaops-canary": {"password": "c", "mechanism": "SCRAM-SHA-256"}}
+    assert p.tool_users(logins) == [{"name": "kafkaops-canary", "password": "c", "mechanism": "SCRAM-SHA-256"},
+                                    {"name": "kafkaops-validator", "password": "v", "mechanism": "SCRAM-SHA-512"}]
