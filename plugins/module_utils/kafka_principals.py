@@ -81,8 +81,8 @@ def tool_users(logins):
 def tool_connection_args(admin_args, principal, login, client_bootstrap_servers):
     """The connection options of one of the kit's tools, from the admin's (the connection role's
     kafka_connection_args): its SCRAM login ({password, mechanism}) on the CLIENT listener (client_bootstrap_servers),
-    the cluster's CA, no client certificate and no ZooKeeper. On a cluster the kit reaches in PLAINTEXT (one being secured), the admin's
-    options as they are: there is no login to give a tool yet."""
+    the cluster's CA, no client certificate and no ZooKeeper. On a cluster the kit reaches in PLAINTEXT (one being
+    secured), the admin's options as they are: there is no login to give a tool yet."""
     if admin_args["security_protocol"] == "PLAINTEXT":
         return dict(admin_args)
     return dict(admin_args, bootstrap_servers=client_bootstrap_servers, security_protocol="SASL_SSL",
