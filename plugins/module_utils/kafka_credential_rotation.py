@@ -14,6 +14,8 @@ rerun reads the state again and goes on from the step it finds. A credential at 
          running broker and controller accepts]}.
 """
 
+import pathlib
+
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
 
 MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256")
@@ -66,7 +68,8 @@ def admin_done(state):
 
 
 def plan(kind, state):
-    """{"refusals", "done", "todo"}: the steps of one credential's rotation done and left, in order."""
+    """{"refusals", "done", "todo"}: the steps of one credential's rotation done and left, in order; for a SCRAM login
+    also "from" and "to", the mechanism it leaves and the one it moves to (the kit's files hold "to" once switched)."""
     done = {"scram": scram_done, "admin": admin_done}[kind](state)
     if done is None:
         return {"refusals": [refusal("rotation-inconsistent-state", (
@@ -74,4 +77,19 @@ def plan(kind, state):
             "state a step of the rotation leads to. Nothing changed; docs/runbooks/credentials.md says how to look."))],
             "done": [], "todo": []}
     steps = STEPS[kind]
-    return {"refusals": [], "done": [s for s in steps if s in done], "todo": [s for s in steps if s not in done]}
+    planned = {"refusals": [], "done": [s for s in steps if s in done], "todo": [s for s in steps if s not in done]}
+    if kind == "scram":
+        switched = "switched" in done
+        old = other_mechanism(state["in_use"]) if switched else state["in_use"]
+        planned.update({"from": old, "to": other_mechanism(old)})
+    return planned
+
+
+def scram_plans(principals, existing, logins, credentials_dir):
+    """{principal: plan("scram", its state)} for the tools' logins: existing is kafka_scram_user's `existing` (user ->
+    [{mechanism}]), logins the kit's (kafka_tool_logins: {password, mechanism} in use), and a next password is made
+    when credentials_dir/<principal>.next exists (read on the controller, where filters run)."""
+    return {p: plan("scram", {"cluster": [c["mechanism"] for c in existing.get(p, [])],
+                               "in_use": logins[p]["mechanism"],
+                               "next": pathlib.Path(credentials_dir, f"{p}.next").is_file()})
+            for p in principals}

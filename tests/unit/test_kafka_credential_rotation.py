@@ -53,3 +53,20 @@ def test_an_admin_state_no_step_leads_to_is_refused(state):
     refusals = rot.plan("admin", state)["refusals"]
     assert [r["rule"] for r in refusals] == ["rotation-inconsistent-state"]
     assert "Nothing changed" in refusals[0]["message"]
+
+
+def test_a_scram_plan_names_the_mechanism_it_leaves_and_the_one_it_moves_to():
+    assert {k: rot.plan("scram", {"cluster": [SHA512], "in_use": SHA512, "next": False})[k]
+            for k in ("from", "to")} == {"from": SHA512, "to": SHA256}
+    after_switch = rot.plan("scram", {"cluster": [SHA512, SHA256], "in_use": SHA256, "next": False})
+    assert (after_switch["from"], after_switch["to"], after_switch["todo"]) == (SHA512, SHA256, ["old-removed"])
+
+
+def test_the_tools_logins_are_planned_from_the_cluster_the_kit_files_and_a_next_password(tmp_path):
+    (tmp_path / "kafkaops-canary.next").write_text("next")
+    existing = {"kafkaops-canary": [{"mechanism": SHA512, "iterations": 8192}],
+                "kafkaops-validator": [{"mechanism": SHA512, "iterations": 8192}]}
+    logins = {"kafkaops-canary": {"mechanism": SHA512}, "kafkaops-validator": {"mechanism": SHA512}}
+    plans = rot.scram_plans(["kafkaops-canary", "kafkaops-validator"], existing, logins, str(tmp_path))
+    assert plans["kafkaops-canary"]["done"] == ["next-password"]
+    assert plans["kafkaops-validator"]["done"] == [] and plans["kafkaops-validator"]["to"] == SHA256

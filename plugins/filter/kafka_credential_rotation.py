@@ -1,0 +1,9 @@
+"""The credential rotation's plan (module_utils.kafka_credential_rotation)."""
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_credential_rotation
+
+
+class FilterModule:
+    def filters(self):
+        return {"kafka_credential_rotation_plan": kafka_credential_rotation.plan,
+                "kafka_scram_rotation_plans": kafka_credential_rotation.scram_plans}
