@@ -6,4 +6,5 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_cred
 class FilterModule:
     def filters(self):
         return {"kafka_credential_rotation_plan": kafka_credential_rotation.plan,
-                "kafka_scram_rotation_plans": kafka_credential_rotation.scram_plans}
+                "kafka_scram_rotation_plans": kafka_credential_rotation.scram_plans,
+                "kafka_application_rotation_plans": kafka_credential_rotation.application_plans}

@@ -12,4 +12,4 @@ class FilterModule:
                 "kafka_credential_refusals": kafka_principals.credential_refusals,
                 "kafka_tool_acls": kafka_principals.tool_acls,
                 "kafka_tool_connection_args": kafka_principals.tool_connection_args,
-                "kafka_tool_users": kafka_principals.tool_users}
+                "kafka_scram_users_to_make": kafka_principals.scram_users_to_make}

@@ -8,6 +8,9 @@ rerun reads the state again and goes on from the step it finds. A credential at 
          mechanism not in use, the kit's files switch to it (the tools' next settings), then the old mechanism's
          credential is deleted. State: {"cluster": [mechanisms the user has], "in_use": the mechanism of the kit's
          files, "next": whether a next password is made}.
+         An application's SCRAM user (kafka_scram_users) rotates the same way, two of its steps being its owner's:
+         "next-password" is a next_password beside its password in the inventory, "switched" is the application
+         logging in with it and the inventory then holding it as password and the other mechanism as mechanism.
   admin  the kit's admin certificate: generation N+1 is issued, the brokers and controllers accept both (a gated
          roll), the kit switches to N+1, N is removed and they accept N+1 alone (a gated roll). State:
          {"generations": [kept on the controller], "current": the one in use, "accepted": [the generations each
@@ -72,10 +75,9 @@ def plan(kind, state):
     also "from" and "to", the mechanism it leaves and the one it moves to (the kit's files hold "to" once switched)."""
     done = {"scram": scram_done, "admin": admin_done}[kind](state)
     if done is None:
-        return {"refusals": [refusal("rotation-inconsistent-state", (
-            f"Refusing to rotate the {kind} credential: what the cluster and the kit's files hold ({state}) is no "
-            "state a step of the rotation leads to. Nothing changed; docs/runbooks/credentials.md says how to look."))],
-            "done": [], "todo": []}
+        return _refused(f"Refusing to rotate the {kind} credential: what the cluster and the kit's files hold "
+                        f"({state}) is no state a step of the rotation leads to. Nothing changed; "
+                        "docs/runbooks/credentials.md says how to look.")
     steps = STEPS[kind]
     planned = {"refusals": [], "done": [s for s in steps if s in done], "todo": [s for s in steps if s not in done]}
     if kind == "scram":
@@ -83,6 +85,39 @@ def plan(kind, state):
         old = other_mechanism(state["in_use"]) if switched else state["in_use"]
         planned.update({"from": old, "to": other_mechanism(old)})
     return planned
+
+
+DEFAULT_MECHANISM = MECHANISMS[0]
+
+
+def application_plans(users, existing, asked):
+    """{user: plan("scram", its state)} for the application users asked for by name, and for every other one whose
+    rotation is under way (a next_password declared, or a credential under both mechanisms): users are
+    kafka_scram_users ({name, password, mechanism?, next_password?}), existing kafka_scram_user's `existing`. A next
+    password equal to the password is the one switched to. A user asked for that is not declared, or has nothing to
+    rotate to (no next_password and one mechanism), is refused."""
+    declared = {u["name"]: u for u in users}
+    plans = {}
+    for name in asked:
+        if name not in declared:
+            plans[name] = _refused(f"Refusing to rotate {name}: no such user in kafka_scram_users (the kit rotates "
+                                   "the users the inventory declares). Nothing changed.")
+    for name, user in sorted(declared.items()):
+        state = {"cluster": [c["mechanism"] for c in existing.get(name, [])],
+                 "in_use": user.get("mechanism") or DEFAULT_MECHANISM,
+                 "next": user.get("next_password", user["password"]) != user["password"]}
+        under_way = state["next"] or len(state["cluster"]) > 1
+        if name in asked and not under_way:
+            plans[name] = _refused(
+                f"Refusing to rotate {name}: kafka_scram_users gives it no next_password. Add one beside its password "
+                "(from your vault), then run this again. Nothing changed.")
+        elif under_way:
+            plans[name] = plan("scram", state)
+    return plans
+
+
+def _refused(message):
+    return {"refusals": [refusal("rotation-inconsistent-state", message)], "done": [], "todo": []}
 
 
 def scram_plans(principals, existing, logins, credentials_dir):

@@ -72,10 +72,12 @@ def tool_acls(canary, canary_prefix, validator):
                allow(validator, "cluster", None, "describe")])
 
 
-def tool_users(logins):
-    """kafka_scram_user's users for the kit's tool logins ({principal: {password, mechanism}})."""
-    return [{"name": name, "password": login["password"], "mechanism": login["mechanism"]}
-            for name, login in sorted(logins.items())]
+def scram_users_to_make(tool_logins, scram_users):
+    """kafka_scram_user's users: the kit's tool logins ({principal: {password, mechanism}}), then the inventory's
+    kafka_scram_users without the next_password of a rotation (rotate_credentials.yml adds that one)."""
+    return ([{"name": name, "password": login["password"], "mechanism": login["mechanism"]}
+             for name, login in sorted(tool_logins.items())]
+            + [{k: v for k, v in user.items() if k != "next_password"} for user in scram_users])
 
 
 def tool_connection_args(admin_args, principal, login, client_bootstrap_servers):
@@ -119,8 +121,11 @@ def credential_refusals(super_users, scram_users, passwords):
     """Every refusal of this module for an inventory: scram_users are {name, password, ...} as kafka_scram_users
     declares them; passwords {variable: password} the other passwords the inventory gives the kit."""
     declared = {user["name"]: user.get("password", "") for user in scram_users}
+    next_ones = {f"SCRAM user {u['name']} (next_password)": u["next_password"] for u in scram_users
+                 if "next_password" in u}
     return (scram_super_user_refusals(super_users, declared)
-            + weak_password_refusals({**passwords, **{f"SCRAM user {n}": pw for n, pw in declared.items()}}))
+            + weak_password_refusals({**passwords, **{f"SCRAM user {n}": pw for n, pw in declared.items()},
+                                      **next_ones}))
 
 
 def weak_password_refusals(passwords):

@@ -1,8 +1,11 @@
 """rotate_credentials.yml on the lab, for the kit's tool logins: under an acks=all canary writing as the canary
 principal whose login is rotated, nothing is lost and no send fails; the old password is refused afterwards and the
 new one works; site.yml then changes nothing; check mode shows the plan and changes nothing; a run cut off after the
-next login was added is finished by the rerun."""
+next login was added is finished by the rerun. For an application's user (kafka_scram_users with a next_password),
+under a canary of that user: the first run adds the next login beside the old, the application switches, the second
+run deletes the old one; nothing lost, no send failed."""
 
+import json
 import time
 import uuid
 
@@ -69,3 +72,61 @@ def test_a_rotation_cut_off_after_the_next_login_was_added_is_finished_by_the_re
     assert "done: next-password, next-added; left: switched, old-removed" in rerun.output
     after = _canary_login()
     assert after["sasl.mechanism"] == other and _logs_in(after) and not _logs_in(before)
+
+
+def _as_user(name, password, mechanism):
+    return kafka_config(principal="canary") | {"sasl.username": name, "sasl.password": password,
+                                               "sasl.mechanism": mechanism}
+
+
+def _rotate(run_playbook, users, *args):
+    return run_playbook("rotate_credentials.yml", "-e", json.dumps({"kafka_scram_users": users}), *args)
+
+
+def test_an_application_user_rotates_under_its_own_canary_its_owner_switching(run_playbook, run_module, tmp_path):
+    name, topic = f"app-rotate-{uuid.uuid4().hex[:6]}", f"app-rotate-{uuid.uuid4().hex[:6]}"
+    old_password, next_password = uuid.uuid4().hex, uuid.uuid4().hex
+    made = run_module("kafka_scram_user", users=[{"name": name, "password": old_password}])
+    assert made["changed"], made
+    acls = [{"principal": f"User:{name}", "resource_type": "topic", "resource_name": topic, "operation": op,
+             "pattern_type": "literal"} for op in ("write", "describe")]
+    assert not run_module("kafka_acl", acls=acls).get("failed")
+    ensure_topic(kafka_config(), topic)
+    old = _as_user(name, old_password, "SCRAM-SHA-512")
+    new = _as_user(name, next_password, "SCRAM-SHA-256")
+    try:
+        refused = _rotate(run_playbook, [{"name": name, "password": old_password}], "-e", f"credentials={name}")
+        assert refused.returncode != 0 and "no next_password" in refused.output
+
+        canary = Canary(old, topic, tmp_path / "before", rate=200).start()
+        try:
+            time.sleep(5)
+            added = _rotate(run_playbook, [{"name": name, "password": old_password, "next_password": next_password}],
+                            "-e", f"credentials={name}")
+            time.sleep(5)
+        finally:
+            unreported = canary.stop()
+        assert added.returncode == 0, added.output[-3000:]
+        assert "Give the application the next password with SCRAM-SHA-256" in added.output
+        assert unreported == 0 and canary.failed == 0 and len(read_acked(tmp_path / "before")) == canary.sent
+        assert _logs_in(old) and _logs_in(new)  # both, until the owner switched
+
+        canary = Canary(new, topic, tmp_path / "after", rate=200).start()  # the application switched
+        try:
+            time.sleep(5)
+            finished = _rotate(run_playbook, [{"name": name, "password": next_password, "mechanism": "SCRAM-SHA-256"}],
+                               "-e", f"credentials={name}")
+            time.sleep(5)
+        finally:
+            unreported = canary.stop()
+        assert finished.returncode == 0, finished.output[-3000:]
+        assert unreported == 0 and canary.failed == 0 and len(read_acked(tmp_path / "after")) == canary.sent
+        assert _logs_in(new) and not _logs_in(old)
+        # done: asked again, it has nothing to rotate to, and says so without changing anything
+        again = _rotate(run_playbook, [{"name": name, "password": next_password, "mechanism": "SCRAM-SHA-256"}],
+                        "-e", f"credentials={name}")
+        assert again.returncode != 0 and "no next_password" in again.output
+        assert _logs_in(new) and not _logs_in(old)
+    finally:
+        run_module("kafka_acl", acls=acls, state="absent")
+        run_module("kafka_scram_user", users=[{"name": name}], state="absent")

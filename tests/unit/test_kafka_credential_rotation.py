@@ -70,3 +70,34 @@ def test_the_tools_logins_are_planned_from_the_cluster_the_kit_files_and_a_next_
     plans = rot.scram_plans(["kafkaops-canary", "kafkaops-validator"], existing, logins, str(tmp_path))
     assert plans["kafkaops-canary"]["done"] == ["next-password"]
     assert plans["kafkaops-validator"]["done"] == [] and plans["kafkaops-validator"]["to"] == SHA256
+
+
+def _user(name, mechanism=None, **passwords):
+    return {"name": name, "password": "the-password-in-use-1", **({"mechanism": mechanism} if mechanism else {}),
+            **passwords}
+
+
+def test_an_application_user_rotates_through_its_owner_steps():
+    existing = {"app": [{"mechanism": SHA512}]}
+    # the owner put a next_password in the inventory: the kit adds it under the other mechanism
+    started = rot.application_plans([_user("app", next_password="the-next-password-22")], existing, [])
+    assert (started["app"]["done"], started["app"]["to"]) == (["next-password"], SHA256)
+    # added: the application's switch is its owner's
+    existing = {"app": [{"mechanism": SHA512}, {"mechanism": SHA256}]}
+    added = rot.application_plans([_user("app", next_password="the-next-password-22")], existing, [])
+    assert added["app"]["todo"] == ["switched", "old-removed"]
+    # the owner switched and wrote the next password as the password, with its mechanism: the old one goes
+    switched = rot.application_plans([_user("app", SHA256)], existing, [])
+    assert (switched["app"]["todo"], switched["app"]["from"]) == (["old-removed"], SHA512)
+    switched = rot.application_plans([_user("app", SHA256, next_password="the-password-in-use-1")], existing, [])
+    assert switched["app"]["todo"] == ["old-removed"]
+
+
+def test_application_users_at_rest_are_left_out_unless_asked_for_and_then_refused():
+    users = [_user("quiet"), _user("asked")]
+    existing = {"quiet": [{"mechanism": SHA512}], "asked": [{"mechanism": SHA512}]}
+    plans = rot.application_plans(users, existing, ["asked", "nobody"])
+    assert sorted(plans) == ["asked", "nobody"]
+    assert all([r["rule"] for r in p["refusals"]] == ["rotation-inconsistent-state"] for p in plans.values())
+    assert "no next_password" in plans["asked"]["refusals"][0]["message"]
+    assert "no such user" in plans["nobody"]["refusals"][0]["message"]

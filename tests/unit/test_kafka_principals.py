@@ -117,8 +117,17 @@ def test_a_tool_logs_in_with_its_own_password_on_the_client_listener_and_nothing
         dict(admin, security_protocol="PLAINTEXT")
 
 
-def test_the_tools_logins_become_scram_users_with_their_mechanisms():
+def test_the_tools_logins_and_the_inventorys_users_become_scram_users_without_a_next_password():
     logins = {"kafkaops-validator": {"password": "v", "mechanism": "SCRAM-SHA-512"},
               "kafkaops-canary": {"password": "c", "mechanism": "SCRAM-SHA-256"}}
-    assert p.tool_users(logins) == [{"name": "kafkaops-canary", "password": "c", "mechanism": "SCRAM-SHA-256"},
-                                    {"name": "kafkaops-validator", "password": "v", "mechanism": "SCRAM-SHA-512"}]
+    apps = [{"name": "app", "password": "a", "next_password": "n"}]
+    assert p.scram_users_to_make(logins, apps) == [
+        {"name": "kafkaops-canary", "password": "c", "mechanism": "SCRAM-SHA-256"},
+        {"name": "kafkaops-validator", "password": "v", "mechanism": "SCRAM-SHA-512"},
+        {"name": "app", "password": "a"}]
+
+
+def test_a_next_password_too_weak_is_refused():
+    refusals = p.credential_refusals([], [{"name": "app", "password": "a-good-long-password-1",
+                                           "next_password": "short"}], {})
+    assert [r["rule"] for r in refusals] == ["password-too-weak"] and "next_password" in refusals[0]["message"]
