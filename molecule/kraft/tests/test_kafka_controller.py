@@ -13,12 +13,13 @@ def test_service_is_running_and_enabled(host):
     assert service.is_running and service.is_enabled
 
 
-def test_only_the_secured_controller_listener_listens_and_jmx_on_the_loopback(host):
+def test_only_the_secured_controller_listener_listens_and_no_jmx(host):
+    # JMX is off unless asked for (or while the controller migrates from ZooKeeper)
     assert host.socket("tcp://0.0.0.0:9090").is_listening
-    assert host.socket("tcp://127.0.0.1:9999").is_listening
-    assert not host.socket("tcp://0.0.0.0:9999").is_listening
-    for port in (9091, 9092, 9093):
+    for port in (9091, 9092, 9093, 9999):
         assert not host.socket(f"tcp://0.0.0.0:{port}").is_listening
+        assert not host.socket(f"tcp://127.0.0.1:{port}").is_listening
+    assert not host.file("/etc/kafka-controller/jmxremote.password").exists
 
 
 def test_identity_quorum_and_security_come_from_the_inventory(host):
