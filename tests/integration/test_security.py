@@ -245,6 +245,31 @@ def test_the_canary_and_the_validator_do_their_jobs_and_nothing_else(settings):
         admin.delete_topics([ours, other])
 
 
+def _audit_lines(hosts, needle):
+    return [line for h in hosts for line in run_on(h, "cat /var/log/kafka/kafka-authorizer.log*").splitlines()
+            if needle in line]
+
+
+def test_the_audit_log_holds_the_super_users_changes_and_the_denials_not_the_reads_and_writes(brokers):
+    topic = f"audit-{uuid.uuid4().hex[:8]}"
+    assert _created(kafka_config(), topic) is None  # the kit's admin, a super user
+    try:
+        assert _altered(kafka_config(), topic) is None
+        assert _produce(kafka_config(), topic) is None
+        assert _read_one(kafka_config(), topic, f"audit-{uuid.uuid4().hex[:6]}") is None
+        assert _produce(kafka_config(principal="validator"), topic) == "TOPIC_AUTHORIZATION_FAILED"
+        kept = _audit_lines(brokers, topic)
+        admin = [line for line in kept if f"User:{SUPER_USERS[1]} is Allowed" in line]
+        assert any("peration = CREATE" in line for line in admin), kept
+        assert any("peration = ALTER_CONFIGS" in line for line in admin), kept
+        assert any("User:kafkaops-validator is Denied" in line and "peration = WRITE" in line for line in kept), kept
+        for allowed_read_or_write in ("WRITE", "READ", "DESCRIBE"):
+            assert not any("is Allowed" in line and f"peration = {allowed_read_or_write} " in line
+                           for line in kept), kept
+    finally:
+        AdminClient(kafka_config()).delete_topics([topic])
+
+
 @pytest.mark.zookeeper
 def test_zookeeper_has_no_plaintext_port_and_refuses_a_certificate_without_a_login(settings, tmp_path):
     for member in settings["zookeeper_members"].values():
