@@ -7,4 +7,6 @@ class FilterModule:
     def filters(self):
         return {"kafka_credential_rotation_plan": kafka_credential_rotation.plan,
                 "kafka_scram_rotation_plans": kafka_credential_rotation.scram_plans,
-                "kafka_application_rotation_plans": kafka_credential_rotation.application_plans}
+                "kafka_application_rotation_plans": kafka_credential_rotation.application_plans,
+                "kafka_admin_rotation_plan": kafka_credential_rotation.admin_plan,
+                "kafka_unknown_credentials": kafka_credential_rotation.unknown_credentials}

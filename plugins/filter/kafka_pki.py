@@ -16,5 +16,6 @@ class FilterModule:
             "kafka_pki_expiry_report": kafka_pki.expiry_report,
             "kafka_pki_kept_certificates": kafka_pki.kept_certificates,
             "kafka_admin_generations": kafka_pki.admin_generations,
+            "kafka_admin_current": kafka_pki.admin_current,
             "kafka_pki_tls_file_problems": kafka_pki.tls_file_problems,
         }

@@ -19,6 +19,7 @@ rerun reads the state again and goes on from the step it finds. A credential at 
 
 import pathlib
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_principals
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
 
 MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256")
@@ -46,13 +47,15 @@ def scram_done(state):
 
 
 def admin_done(state):
-    """The steps of the admin certificate's rotation done, or None for a state no step leads to."""
+    """The steps of the admin certificate's rotation done, or None for a state no step leads to. An accepted entry of
+    None is a host whose file changed and which did not restart yet: the roll that changed it is not finished."""
     kept, current = sorted(state["generations"]), state["current"]
-    accepted = [set(a) for a in state["accepted"]]
+    pending = any(a is None for a in state["accepted"])
+    accepted = [set(a) for a in state["accepted"] if a is not None]
     if current not in kept or any(current not in a for a in accepted):
         return None
     if len(kept) == 1:
-        if all(a == {current} for a in accepted):
+        if all(a == {current} for a in accepted) and not pending:
             return set()
         if all(a <= {current - 1, current} for a in accepted):  # the old one removed, the roll still to finish
             return {"next-issued", "both-accepted", "switched"}
@@ -61,7 +64,7 @@ def admin_done(state):
     if len(kept) != 2 or new != old + 1 or any(not a <= {old, new} for a in accepted):
         return None
     done = {"next-issued"}
-    if all(a == {old, new} for a in accepted):
+    if all(a == {old, new} for a in accepted) and not pending:
         done.add("both-accepted")
     if current == new:
         if "both-accepted" not in done:
@@ -94,14 +97,10 @@ def application_plans(users, existing, asked):
     """{user: plan("scram", its state)} for the application users asked for by name, and for every other one whose
     rotation is under way (a next_password declared, or a credential under both mechanisms): users are
     kafka_scram_users ({name, password, mechanism?, next_password?}), existing kafka_scram_user's `existing`. A next
-    password equal to the password is the one switched to. A user asked for that is not declared, or has nothing to
-    rotate to (no next_password and one mechanism), is refused."""
+    password equal to the password is the one switched to. A user asked for that has nothing to rotate to (no
+    next_password and one mechanism) is refused."""
     declared = {u["name"]: u for u in users}
     plans = {}
-    for name in asked:
-        if name not in declared:
-            plans[name] = _refused(f"Refusing to rotate {name}: no such user in kafka_scram_users (the kit rotates "
-                                   "the users the inventory declares). Nothing changed.")
     for name, user in sorted(declared.items()):
         state = {"cluster": [c["mechanism"] for c in existing.get(name, [])],
                  "in_use": user.get("mechanism") or DEFAULT_MECHANISM,
@@ -116,8 +115,36 @@ def application_plans(users, existing, asked):
     return plans
 
 
+KIT_CREDENTIALS = ("admin", "canary", "validator")
+
+
+def unknown_credentials(asked, users):
+    """Refuse a name in credentials= that is neither a credential of the kit nor a user of kafka_scram_users (users),
+    before anything is read."""
+    known = list(KIT_CREDENTIALS) + [u["name"] for u in users]
+    unknown = [name for name in asked if name not in known]
+    return [refusal("rotation-inconsistent-state", (
+        f"credentials={','.join(asked)}: name one or more of {', '.join(known)} (comma-separated), or leave it out "
+        f"for all; {', '.join(unknown)} is none of them. Nothing changed."))] if unknown else []
+
+
 def _refused(message):
     return {"refusals": [refusal("rotation-inconsistent-state", message)], "done": [], "todo": []}
+
+
+def admin_plan(generations, current, hosts):
+    """plan("admin", ...) from the generations kept on the controller (kafka_pki_dir/admin/g<N>), the one in use
+    (admin/current; None before the first) and what each broker and controller runs (hosts: {host: running_config's
+    {"config": {"ssl.principal.mapping.rules": ...}, "restart_pending": bool}}); also "old" and "new", the generations
+    it leaves and moves to."""
+    accepted = [None if h["restart_pending"] else
+                kafka_principals.accepted_admin_generations(h["config"].get("ssl.principal.mapping.rules"))
+                for h in hosts.values()]
+    planned = plan("admin", {"generations": generations, "current": current, "accepted": accepted})
+    kept = sorted(generations)
+    rotating = len(kept) == 2 or (planned["done"] and planned["todo"])
+    old = (kept[0] if len(kept) == 2 else (current or 1) - 1) if rotating else current
+    return planned | {"old": old, "new": old + 1 if old is not None else None}
 
 
 def scram_plans(principals, existing, logins, credentials_dir):

@@ -94,6 +94,13 @@ def admin_generations(pki_dir):
                   if path.parent.name[1:].isdigit())
 
 
+def admin_current(pki_dir):
+    """The generation admin/current links to (the one the kit's clients use), or None."""
+    link = pathlib.Path(pki_dir, "admin", "current")
+    name = link.resolve().name if link.is_symlink() else ""
+    return int(name[1:]) if name[:1] == "g" and name[1:].isdigit() else None
+
+
 def expiry_report(certs, now, renew_before_days):
     """What an operator must act on, from certs {label: certificate info}: {"expired": [...], "due": [...]}, one line
     each, soonest first. Due: within renew_before_days (site.yml renews a host's; a CA's needs rotate_ca.yml)."""

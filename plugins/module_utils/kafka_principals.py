@@ -53,6 +53,13 @@ def mapping_rules(cluster_name, member_principal, admin_principal, admin_generat
     return ",".join(rules + ["DEFAULT"])
 
 
+def accepted_admin_generations(rules):
+    """The generations of the kit's admin certificate that ssl.principal.mapping.rules (as mapping_rules writes them)
+    map to the admin principal: [] for none."""
+    found = re.search(rf"OU={ADMIN_UNIT_PREFIX}\(([0-9|]+)\)", rules or "")
+    return sorted(int(g) for g in found.group(1).split("|")) if found else []
+
+
 def tool_acls(canary, canary_prefix, validator):
     """The ACL bindings (kafka_acl's form) of the kit's tool principals, exactly what each needs:
     the canary writes, reads and describes the topics named canary_prefix..., and reads as groups of that prefix;

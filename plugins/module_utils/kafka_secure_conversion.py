@@ -51,8 +51,12 @@ _WORLD_WRITE = ("WRITE", "CREATE", "DELETE", "ADMIN", "ALL")
 # The keys broker_steps and zookeeper_steps read: the only ones a host's file gives the plan (no secrets among them).
 CONFIG_KEYS = {
     KAFKA: ("listeners", "listener.security.protocol.map", "inter.broker.listener.name",
-            "security.inter.broker.protocol", "zookeeper.ssl.client.enable", "zookeeper.set.acl"),
+            "security.inter.broker.protocol", "zookeeper.ssl.client.enable", "zookeeper.set.acl",
+            "controller.listener.names", "ssl.principal.mapping.rules"),
     ZOOKEEPER: ("clientPort", "secureClientPort", "portUnification", "sslQuorum"),
+    # a KRaft controller's controller.properties (the identity conversion and the admin certificate's rotation)
+    "controller": ("listeners", "listener.security.protocol.map", "controller.listener.names",
+                   "ssl.principal.mapping.rules"),
 }
 
 

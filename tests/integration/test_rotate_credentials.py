@@ -3,14 +3,17 @@ principal whose login is rotated, nothing is lost and no send fails; the old pas
 new one works; site.yml then changes nothing; check mode shows the plan and changes nothing; a run cut off after the
 next login was added is finished by the rerun. For an application's user (kafka_scram_users with a next_password),
 under a canary of that user: the first run adds the next login beside the old, the application switches, the second
-run deletes the old one; nothing lost, no send failed."""
+run deletes the old one; nothing lost, no send failed. The kit's admin certificate: under a canary, its next
+generation is accepted, used, and the old one is deleted and no longer a super user."""
 
 import json
+import os
+import shutil
 import time
 import uuid
 
 from confluent_kafka import KafkaException
-from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from canary import Canary, ensure_topic
 from canary.ledger import read_acked
@@ -130,3 +133,43 @@ def test_an_application_user_rotates_under_its_own_canary_its_owner_switching(ru
     finally:
         run_module("kafka_acl", acls=acls, state="absent")
         run_module("kafka_scram_user", users=[{"name": name}], state="absent")
+
+
+def _creates_a_topic(conf):
+    topic = f"admin-rotate-{uuid.uuid4().hex[:8]}"
+    try:
+        AdminClient(conf | {"log_level": 0}).create_topics([NewTopic(topic, 1, 3)])[topic].result(30)
+    except KafkaException as exc:
+        return exc.args[0].name()
+    AdminClient(kafka_config()).delete_topics([topic])
+    return None
+
+
+def test_the_admin_certificate_rotates_under_a_canary_and_the_old_one_is_no_super_user(run_playbook, tmp_path):
+    current = config.PKI / "admin" / "current"
+    before = int(os.readlink(current).removeprefix("g"))
+    old = tmp_path / "old"
+    shutil.copytree(current.resolve(), old)  # what someone who kept the old key holds
+    old_conf = kafka_config() | {"ssl.certificate.location": str(old / "chain.pem"),
+                                 "ssl.key.location": str(old / "key.pem")}
+    assert _creates_a_topic(old_conf) is None
+    checked = run_playbook("rotate_credentials.yml", "-e", "credentials=admin", "--check")
+    assert checked.returncode == 0 and f"admin certificate: g{before} -> g{before + 1}" in checked.output
+    assert not (config.PKI / "admin" / f"g{before + 1}").exists()  # check mode made nothing
+
+    topic, ledger = f"canary-admin-{uuid.uuid4().hex[:6]}", tmp_path / "ledger"
+    ensure_topic(kafka_config(), topic)
+    canary = Canary(_canary_login(), topic, ledger, rate=200).start()
+    try:
+        rotated = run_playbook("rotate_credentials.yml", "-e", "credentials=admin")
+    finally:
+        unreported = canary.stop()
+    assert rotated.returncode == 0, rotated.output[-3000:]
+    assert unreported == 0 and canary.failed == 0 and len(read_acked(ledger)) == canary.sent
+    assert os.readlink(current) == f"g{before + 1}" and not (config.PKI / "admin" / f"g{before}").exists()
+    load.cache_clear()
+    assert _creates_a_topic(kafka_config()) is None
+    assert _creates_a_topic(old_conf) in ("TOPIC_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED")
+
+    site = run_playbook("site.yml")
+    assert site.returncode == 0 and all(" changed=0 " in line for line in site.stdout.splitlines() if " : ok=" in line)

@@ -4,6 +4,7 @@ reads back as that step done, a rerun resumes, a state no step leads to is refus
 import pytest
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_credential_rotation as rot
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_principals as p
 
 SHA512, SHA256 = rot.MECHANISMS
 
@@ -96,8 +97,49 @@ def test_an_application_user_rotates_through_its_owner_steps():
 def test_application_users_at_rest_are_left_out_unless_asked_for_and_then_refused():
     users = [_user("quiet"), _user("asked")]
     existing = {"quiet": [{"mechanism": SHA512}], "asked": [{"mechanism": SHA512}]}
-    plans = rot.application_plans(users, existing, ["asked", "nobody"])
-    assert sorted(plans) == ["asked", "nobody"]
-    assert all([r["rule"] for r in p["refusals"]] == ["rotation-inconsistent-state"] for p in plans.values())
+    plans = rot.application_plans(users, existing, ["asked"])
+    assert sorted(plans) == ["asked"]
+    assert [r["rule"] for r in plans["asked"]["refusals"]] == ["rotation-inconsistent-state"]
     assert "no next_password" in plans["asked"]["refusals"][0]["message"]
-    assert "no such user" in plans["nobody"]["refusals"][0]["message"]
+
+
+def test_a_name_that_is_no_credential_is_refused_naming_those_that_are():
+    assert rot.unknown_credentials(["admin", "canary", "app"], [{"name": "app", "password": "x"}]) == []
+    refusals = rot.unknown_credentials(["nosuch"], [{"name": "app", "password": "x"}])
+    assert [r["rule"] for r in refusals] == ["rotation-inconsistent-state"]
+    assert "credentials=nosuch: name one or more of admin, canary, validator, app" in refusals[0]["message"]
+
+
+def _host(accepted, pending=False, cluster="prod"):
+    rules = p.mapping_rules(cluster, "kafka-cluster", "kafkaops-admin", accepted)
+    return {"config": {"ssl.principal.mapping.rules": rules}, "restart_pending": pending}
+
+
+@pytest.mark.parametrize("generations, current, hosts, todo, old_new", [
+    ([3], 3, {"b1": _host([3]), "c1": _host([3])}, list(rot.STEPS["admin"]), (3, 4)),
+    ([3, 4], 3, {"b1": _host([3, 4]), "c1": _host([3])}, ["both-accepted", "switched", "old-dropped"], (3, 4)),
+    # a host whose file says both but that did not restart: the roll is not finished
+    ([3, 4], 3, {"b1": _host([3, 4]), "c1": _host([3, 4], pending=True)},
+     ["both-accepted", "switched", "old-dropped"], (3, 4)),
+    ([3, 4], 3, {"b1": _host([3, 4]), "c1": _host([3, 4])}, ["switched", "old-dropped"], (3, 4)),
+    ([3, 4], 4, {"b1": _host([3, 4]), "c1": _host([3, 4])}, ["old-dropped"], (3, 4)),
+    ([4], 4, {"b1": _host([4]), "c1": _host([4], pending=True)}, ["old-dropped"], (3, 4)),
+    ([4], 4, {"b1": _host([4]), "c1": _host([4])}, list(rot.STEPS["admin"]), (4, 5)),
+])
+def test_the_admin_plan_reads_the_generations_each_broker_and_controller_accepts(generations, current, hosts, todo,
+                                                                                  old_new):
+    planned = rot.admin_plan(generations, current, hosts)
+    assert planned["refusals"] == [] and planned["todo"] == todo and (planned["old"], planned["new"]) == old_new
+
+
+def test_no_admin_certificate_yet_is_refused():
+    assert [r["rule"] for r in rot.admin_plan([], None, {"b1": _host([])})["refusals"]] == [
+        "rotation-inconsistent-state"]
+
+
+def test_the_generation_in_use_is_the_one_admin_current_links_to(tmp_path):
+    from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_pki
+    assert kafka_pki.admin_current(str(tmp_path)) is None
+    (tmp_path / "admin" / "g2").mkdir(parents=True)
+    (tmp_path / "admin" / "current").symlink_to("g2")
+    assert kafka_pki.admin_current(str(tmp_path)) == 2
