@@ -11,6 +11,12 @@ rerun reads the state again and goes on from the step it finds. A credential at 
          An application's SCRAM user (kafka_scram_users) rotates the same way, two of its steps being its owner's:
          "next-password" is a next_password beside its password in the inventory, "switched" is the application
          logging in with it and the inventory then holding it as password and the other mechanism as mechanism.
+  zookeeper  the brokers' and the kit's ZooKeeper login (module_utils/kafka_zookeeper_login): generation N+1's
+         password is made, the members accept both generations (a gated ZooKeeper roll), the kit and the brokers
+         switch to N+1 (a gated broker roll), N's password is deleted and the members accept N+1 alone (a gated
+         ZooKeeper roll). State: {"generations": [kept], "current": the one in use, "members": [the generations each
+         member accepts, None while it waits for a restart], "clients": [the generation each broker logs in with, None
+         while it waits for a restart]}.
   admin  the kit's admin certificate: generation N+1 is issued, the brokers and controllers accept both (a gated
          roll), the kit switches to N+1, N is removed and they accept N+1 alone (a gated roll). State:
          {"generations": [kept on the controller], "current": the one in use, "accepted": [the generations each
@@ -19,13 +25,14 @@ rerun reads the state again and goes on from the step it finds. A credential at 
 
 import pathlib
 
-from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_principals
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_principals, kafka_zookeeper_login
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
 
 MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256")
 STEPS = {
     "scram": ("next-password", "next-added", "switched", "old-removed"),
     "admin": ("next-issued", "both-accepted", "switched", "old-dropped"),
+    "zookeeper": ("next-made", "both-accepted", "switched", "old-dropped"),
 }
 # The steps a gated roll of the brokers and controllers completes (the others change files or the cluster's data)
 ROLLED = {"both-accepted", "old-dropped"}
@@ -73,10 +80,43 @@ def admin_done(state):
     return done
 
 
+def zookeeper_done(state):
+    """The steps of the ZooKeeper login's rotation done, or None for a state no step leads to."""
+    kept, current = sorted(state["generations"]), state["current"]
+    members = [set(m) for m in state["members"] if m is not None]
+    members_pending = any(m is None for m in state["members"])
+    clients = [c for c in state["clients"] if c is not None]
+    clients_pending = any(c is None for c in state["clients"])
+    if current not in kept or any(current not in m for m in members) or any(c not in kept for c in clients):
+        return None
+    if len(kept) == 1:
+        if any(c != current for c in clients):
+            return None
+        if all(m == {current} for m in members) and not members_pending and not clients_pending:
+            return set()
+        if all(m <= {current - 1, current} for m in members):  # the old one deleted, the members' roll to finish
+            return {"next-made", "both-accepted", "switched"}
+        return None
+    old, new = kept
+    if new != old + 1 or any(not m <= {old, new} for m in members):
+        return None
+    done = {"next-made"}
+    if all(m == {old, new} for m in members) and not members_pending:
+        done.add("both-accepted")
+    if current == new:
+        if "both-accepted" not in done:
+            return None  # the kit on a login not every member accepts: no step leads there
+        if all(c == new for c in clients) and not clients_pending:
+            done.add("switched")
+    elif any(c == new for c in clients):
+        return None  # a broker on the next login before the kit switched
+    return done
+
+
 def plan(kind, state):
     """{"refusals", "done", "todo"}: the steps of one credential's rotation done and left, in order; for a SCRAM login
     also "from" and "to", the mechanism it leaves and the one it moves to (the kit's files hold "to" once switched)."""
-    done = {"scram": scram_done, "admin": admin_done}[kind](state)
+    done = {"scram": scram_done, "admin": admin_done, "zookeeper": zookeeper_done}[kind](state)
     if done is None:
         return _refused(f"Refusing to rotate the {kind} credential: what the cluster and the kit's files hold "
                         f"({state}) is no state a step of the rotation leads to. Nothing changed; "
@@ -115,7 +155,7 @@ def application_plans(users, existing, asked):
     return plans
 
 
-KIT_CREDENTIALS = ("admin", "canary", "validator")
+KIT_CREDENTIALS = ("admin", "zookeeper", "canary", "validator")
 
 
 def unknown_credentials(asked, users):
@@ -145,6 +185,22 @@ def admin_plan(generations, current, hosts):
     rotating = len(kept) == 2 or (planned["done"] and planned["todo"])
     old = (kept[0] if len(kept) == 2 else (current or 1) - 1) if rotating else current
     return planned | {"old": old, "new": old + 1 if old is not None else None}
+
+
+def zookeeper_plan(user, credentials_dir, current, members, clients):
+    """plan("zookeeper", ...) from the kit's files (the generations whose password is kept in credentials_dir, and the
+    one in use), what each ZooKeeper member accepts and what each broker (and migrating controller) logs in with
+    (members: {host: {"accepted": [generations], "restart_pending": bool}}, clients: {host: {"generation": int or
+    None for no login, "restart_pending": bool}}); also "old" and "new", the generations it leaves and moves to."""
+    logins = kafka_zookeeper_login.kept_logins(credentials_dir, user, current, "")
+    kept = sorted({login["generation"] for login in logins})
+    state = {"generations": kept, "current": current,
+             "members": [None if m["restart_pending"] else m["accepted"] for m in members.values()],
+             "clients": [None if c["restart_pending"] else c["generation"] for c in clients.values()
+                         if c["restart_pending"] or c["generation"] is not None]}
+    planned = plan("zookeeper", state)
+    old = kept[0] if len(kept) == 2 else (current - 1 if planned["done"] and planned["todo"] else current)
+    return planned | {"old": old, "new": old + 1}
 
 
 def scram_plans(principals, existing, logins, credentials_dir):

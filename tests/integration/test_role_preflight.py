@@ -80,7 +80,7 @@ CASES = [
     ("no published password", "kafka.yml", {"zookeeper_sasl_password": "REPLACE-zookeeper_sasl_password-with-your-own"},
      None, "the password of zookeeper_sasl_password is published"),
     ("the ZooKeeper login is set", "zookeeper.yml", {"zookeeper_sasl_password": ""}, None,
-     "zookeeper_sasl_password (the brokers' ZooKeeper login"),
+     "must not be empty nor hold"),
     ("a certificate covering the advertised name", "kafka.yml",
      {"kafka_tls_cert_source": f"{PKI}/hosts/kafka2/cert.pem", "kafka_tls_key_source": f"{PKI}/hosts/kafka2/key.pem"},
      None, "the certificate of kafka1 does not cover DNS:kafka1.kafkalab.test (its names: DNS:kafka2.kafkalab.test"),

@@ -4,7 +4,9 @@ new one works; site.yml then changes nothing; check mode shows the plan and chan
 next login was added is finished by the rerun. For an application's user (kafka_scram_users with a next_password),
 under a canary of that user: the first run adds the next login beside the old, the application switches, the second
 run deletes the old one; nothing lost, no send failed. The kit's admin certificate: under a canary, its next
-generation is accepted, used, and the old one is deleted and no longer a super user."""
+generation is accepted, used, and the old one is deleted and no longer a super user. The ZooKeeper login (ZooKeeper
+lab): under a canary, through three gated rolls, the old login is refused afterwards, the new one works and the
+znodes' ACLs still name the one user."""
 
 import json
 import os
@@ -12,13 +14,15 @@ import shutil
 import time
 import uuid
 
+import pytest
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient, NewTopic
+from kazoo.handlers.threading import KazooTimeoutError
 
 from canary import Canary, ensure_topic
 from canary.ledger import read_acked
 from lab import config
-from lab.cluster_settings import kafka_config, load
+from lab.cluster_settings import kafka_config, kazoo_client, load
 
 CANARY = "kafkaops-canary"  # the connection role's kafka_canary_principal
 
@@ -170,6 +174,47 @@ def test_the_admin_certificate_rotates_under_a_canary_and_the_old_one_is_no_supe
     load.cache_clear()
     assert _creates_a_topic(kafka_config()) is None
     assert _creates_a_topic(old_conf) in ("TOPIC_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED")
+
+    site = run_playbook("site.yml")
+    assert site.returncode == 0 and all(" changed=0 " in line for line in site.stdout.splitlines() if " : ok=" in line)
+
+
+def _zookeeper_answers(sasl_options):
+    zk = kazoo_client(sasl_options=sasl_options)
+    try:
+        zk.start(timeout=15)
+    except KazooTimeoutError:
+        return None
+    try:
+        return zk.get_acls("/brokers/ids")[0]
+    finally:
+        zk.stop()
+        zk.close()
+
+
+@pytest.mark.zookeeper
+def test_the_zookeeper_login_rotates_under_a_canary_the_acls_naming_the_same_user(run_playbook, tmp_path):
+    old = load()["kazoo"]["sasl_options"]
+    acls_before = _zookeeper_answers(old)
+    assert acls_before and any(acl.id.scheme == "sasl" for acl in acls_before)
+    checked = run_playbook("rotate_credentials.yml", "-e", "credentials=zookeeper", "--check")
+    assert checked.returncode == 0 and "ZooKeeper login: g" in checked.output, checked.output[-3000:]
+
+    topic, ledger = f"canary-zk-login-{uuid.uuid4().hex[:6]}", tmp_path / "ledger"
+    ensure_topic(kafka_config(), topic)
+    canary = Canary(_canary_login(), topic, ledger, rate=200).start()
+    try:
+        rotated = run_playbook("rotate_credentials.yml", "-e", "credentials=zookeeper")
+    finally:
+        unreported = canary.stop()
+    assert rotated.returncode == 0, rotated.output[-3000:]
+    assert unreported == 0 and canary.failed == 0 and len(read_acked(ledger)) == canary.sent
+    load.cache_clear()
+    new = load()["kazoo"]["sasl_options"]
+    assert new["username"] != old["username"] and new["password"] != old["password"]
+    assert _zookeeper_answers(old) is None  # the old login is refused
+    acls_after = _zookeeper_answers(new)
+    assert {(a.id.scheme, a.id.id) for a in acls_after} == {(a.id.scheme, a.id.id) for a in acls_before}
 
     site = run_playbook("site.yml")
     assert site.returncode == 0 and all(" changed=0 " in line for line in site.stdout.splitlines() if " : ok=" in line)

@@ -107,7 +107,7 @@ def test_a_name_that_is_no_credential_is_refused_naming_those_that_are():
     assert rot.unknown_credentials(["admin", "canary", "app"], [{"name": "app", "password": "x"}]) == []
     refusals = rot.unknown_credentials(["nosuch"], [{"name": "app", "password": "x"}])
     assert [r["rule"] for r in refusals] == ["rotation-inconsistent-state"]
-    assert "credentials=nosuch: name one or more of admin, canary, validator, app" in refusals[0]["message"]
+    assert "credentials=nosuch: name one or more of admin, zookeeper, canary, validator, app" in refusals[0]["message"]
 
 
 def _host(accepted, pending=False, cluster="prod"):

@@ -46,7 +46,7 @@ def test_a_step_run_alone_refuses_naming_its_entry_point(step, check):
     ("rebuild_broker.yml", ["-e", "broker_host=nosuchhost"], "broker_host=nosuchhost"),
     ("validate_recovery.yml", [], "-e before_snapshot="),
     ("rotate_credentials.yml", ["-e", "credentials=nosuch"],
-     "credentials=nosuch: name one or more of admin, canary, validator"),
+     "credentials=nosuch: name one or more of admin, zookeeper, canary, validator"),
 ], ids=lambda v: v if isinstance(v, str) else " ".join(v))
 def test_a_missing_argument_is_refused_saying_which(playbook, args, needed, check):
     proc = _run(playbook, *args, *check)
