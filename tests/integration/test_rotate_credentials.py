@@ -23,6 +23,7 @@ from canary import Canary, ensure_topic
 from canary.ledger import read_acked
 from lab import config
 from lab.cluster_settings import kafka_config, kazoo_client, load
+from lab.command_lines import CommandLineWatch
 
 CANARY = "kafkaops-canary"  # the connection role's kafka_canary_principal
 
@@ -51,11 +52,13 @@ def test_a_tool_login_rotates_under_its_own_canary_losing_nothing(run_playbook, 
     canary = Canary(old, topic, ledger, rate=200).start()
     try:
         time.sleep(5)
-        rotated = run_playbook("rotate_credentials.yml", "-e", "credentials=canary")
+        with CommandLineWatch(config.load_hosts()) as watch:
+            rotated = run_playbook("rotate_credentials.yml", "-e", "credentials=canary")
         time.sleep(5)
     finally:
         unreported = canary.stop()
     assert rotated.returncode == 0, rotated.output[-3000:]
+    assert watch.samples > 0 and watch.leaks == []
     assert unreported == 0 and canary.failed == 0 and len(read_acked(ledger)) == canary.sent
     new = _canary_login()
     assert new["sasl.mechanism"] != old["sasl.mechanism"] and new["sasl.password"] != old["sasl.password"]
@@ -204,10 +207,12 @@ def test_the_zookeeper_login_rotates_under_a_canary_the_acls_naming_the_same_use
     ensure_topic(kafka_config(), topic)
     canary = Canary(_canary_login(), topic, ledger, rate=200).start()
     try:
-        rotated = run_playbook("rotate_credentials.yml", "-e", "credentials=zookeeper")
+        with CommandLineWatch(config.load_hosts()) as watch:  # the lab's passwords, the next one as it is made
+            rotated = run_playbook("rotate_credentials.yml", "-e", "credentials=zookeeper")
     finally:
         unreported = canary.stop()
     assert rotated.returncode == 0, rotated.output[-3000:]
+    assert watch.samples > 0 and watch.leaks == []
     assert unreported == 0 and canary.failed == 0 and len(read_acked(ledger)) == canary.sent
     load.cache_clear()
     new = load()["kazoo"]["sasl_options"]
