@@ -14,7 +14,7 @@ rerun reads the state again and goes on from the step it finds. A credential at 
   zookeeper  the brokers' and the kit's ZooKeeper login (module_utils/kafka_zookeeper_login): generation N+1's
          password is made, the members accept both generations (a gated ZooKeeper roll), the kit and the brokers
          switch to N+1 (a gated broker roll), N's password is deleted and the members accept N+1 alone (a gated
-         ZooKeeper roll). State: {"generations": [kept], "current": the one in use, "members": [the generations each
+         ZooKeeper roll). State: {"generations": [kept], "current": the one in use, "accepted": [the generations each
          member accepts, None while it waits for a restart], "clients": [the generation each broker logs in with, None
          while it waits for a restart]}.
   admin  the kit's admin certificate: generation N+1 is issued, the brokers and controllers accept both (a gated
@@ -31,11 +31,9 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import re
 MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256")
 STEPS = {
     "scram": ("next-password", "next-added", "switched", "old-removed"),
-    "admin": ("next-issued", "both-accepted", "switched", "old-dropped"),
-    "zookeeper": ("next-made", "both-accepted", "switched", "old-dropped"),
+    "admin": ("next-made", "both-accepted", "switched", "old-dropped"),
+    "zookeeper": ("next-made", "both-accepted", "switched", "old-dropped"),  # switched: a roll of the brokers
 }
-# The steps a gated roll of the brokers and controllers completes (the others change files or the cluster's data)
-ROLLED = {"both-accepted", "old-dropped"}
 
 
 def other_mechanism(mechanism):
@@ -53,70 +51,46 @@ def scram_done(state):
     return None
 
 
-def admin_done(state):
-    """The steps of the admin certificate's rotation done, or None for a state no step leads to. An accepted entry of
-    None is a host whose file changed and which did not restart yet: the roll that changed it is not finished."""
+def generations_done(state):
+    """The steps of a move to the next generation (the admin certificate, the ZooKeeper login) done, or None for a
+    state no step leads to. state["accepted"]: the generations each accepting host accepts (brokers and controllers,
+    or ZooKeeper members), None for one whose file changed and which did not restart yet (its roll is not finished);
+    state["clients"], for a login: the generation each host that logs in uses, None while it waits for a restart."""
     kept, current = sorted(state["generations"]), state["current"]
-    pending = any(a is None for a in state["accepted"])
     accepted = [set(a) for a in state["accepted"] if a is not None]
-    if current not in kept or any(current not in a for a in accepted):
-        return None
-    if len(kept) == 1:
-        if all(a == {current} for a in accepted) and not pending:
-            return set()
-        if all(a <= {current - 1, current} for a in accepted):  # the old one removed, the roll still to finish
-            return {"next-issued", "both-accepted", "switched"}
-        return None
-    old, new = kept[0], kept[-1]
-    if len(kept) != 2 or new != old + 1 or any(not a <= {old, new} for a in accepted):
-        return None
-    done = {"next-issued"}
-    if all(a == {old, new} for a in accepted) and not pending:
-        done.add("both-accepted")
-    if current == new:
-        if "both-accepted" not in done:
-            return None  # the kit on a generation not every broker accepts: no step leads there
-        done.add("switched")
-    return done
-
-
-def zookeeper_done(state):
-    """The steps of the ZooKeeper login's rotation done, or None for a state no step leads to."""
-    kept, current = sorted(state["generations"]), state["current"]
-    members = [set(m) for m in state["members"] if m is not None]
-    members_pending = any(m is None for m in state["members"])
-    clients = [c for c in state["clients"] if c is not None]
-    clients_pending = any(c is None for c in state["clients"])
-    if current not in kept or any(current not in m for m in members) or any(c not in kept for c in clients):
+    pending = any(a is None for a in state["accepted"])
+    clients = [c for c in state.get("clients", []) if c is not None]
+    clients_pending = any(c is None for c in state.get("clients", []))
+    if current not in kept or any(current not in a for a in accepted) or any(c not in kept for c in clients):
         return None
     if len(kept) == 1:
         if any(c != current for c in clients):
             return None
-        if all(m == {current} for m in members) and not members_pending and not clients_pending:
+        if all(a == {current} for a in accepted) and not pending and not clients_pending:
             return set()
-        if all(m <= {current - 1, current} for m in members):  # the old one deleted, the members' roll to finish
+        if all(a <= {current - 1, current} for a in accepted):  # the old one removed, the last roll to finish
             return {"next-made", "both-accepted", "switched"}
         return None
-    old, new = kept
-    if new != old + 1 or any(not m <= {old, new} for m in members):
+    old, new = kept[0], kept[-1]
+    if len(kept) != 2 or new != old + 1 or any(not a <= {old, new} for a in accepted):
         return None
     done = {"next-made"}
-    if all(m == {old, new} for m in members) and not members_pending:
+    if all(a == {old, new} for a in accepted) and not pending:
         done.add("both-accepted")
     if current == new:
         if "both-accepted" not in done:
-            return None  # the kit on a login not every member accepts: no step leads there
+            return None  # the kit on a generation not every host accepts: no step leads there
         if all(c == new for c in clients) and not clients_pending:
             done.add("switched")
     elif any(c == new for c in clients):
-        return None  # a broker on the next login before the kit switched
+        return None  # a host on the next login before the kit switched
     return done
 
 
 def plan(kind, state):
     """{"refusals", "done", "todo"}: the steps of one credential's rotation done and left, in order; for a SCRAM login
     also "from" and "to", the mechanism it leaves and the one it moves to (the kit's files hold "to" once switched)."""
-    done = {"scram": scram_done, "admin": admin_done, "zookeeper": zookeeper_done}[kind](state)
+    done = scram_done(state) if kind == "scram" else generations_done(state)
     if done is None:
         return _refused(f"Refusing to rotate the {kind} credential: what the cluster and the kit's files hold "
                         f"({state}) is no state a step of the rotation leads to. Nothing changed; "
@@ -195,7 +169,7 @@ def zookeeper_plan(user, credentials_dir, current, members, clients):
     logins = kafka_zookeeper_login.kept_logins(credentials_dir, user, current, "")
     kept = sorted({login["generation"] for login in logins})
     state = {"generations": kept, "current": current,
-             "members": [None if m["restart_pending"] else m["accepted"] for m in members.values()],
+             "accepted": [None if m["restart_pending"] else m["accepted"] for m in members.values()],
              "clients": [None if c["restart_pending"] else c["generation"] for c in clients.values()
                          if c["restart_pending"] or c["generation"] is not None]}
     planned = plan("zookeeper", state)

@@ -32,11 +32,11 @@ def test_a_scram_state_no_step_leads_to_is_refused(state):
 
 @pytest.mark.parametrize("state, done", [
     ({"generations": [3], "current": 3, "accepted": [[3], [3]]}, []),
-    ({"generations": [3, 4], "current": 3, "accepted": [[3], [3]]}, ["next-issued"]),
-    ({"generations": [3, 4], "current": 3, "accepted": [[3, 4], [3]]}, ["next-issued"]),  # the roll cut off
-    ({"generations": [3, 4], "current": 3, "accepted": [[3, 4], [3, 4]]}, ["next-issued", "both-accepted"]),
-    ({"generations": [3, 4], "current": 4, "accepted": [[3, 4], [3, 4]]}, ["next-issued", "both-accepted", "switched"]),
-    ({"generations": [4], "current": 4, "accepted": [[4], [3, 4]]}, ["next-issued", "both-accepted", "switched"]),
+    ({"generations": [3, 4], "current": 3, "accepted": [[3], [3]]}, ["next-made"]),
+    ({"generations": [3, 4], "current": 3, "accepted": [[3, 4], [3]]}, ["next-made"]),  # the roll cut off
+    ({"generations": [3, 4], "current": 3, "accepted": [[3, 4], [3, 4]]}, ["next-made", "both-accepted"]),
+    ({"generations": [3, 4], "current": 4, "accepted": [[3, 4], [3, 4]]}, ["next-made", "both-accepted", "switched"]),
+    ({"generations": [4], "current": 4, "accepted": [[4], [3, 4]]}, ["next-made", "both-accepted", "switched"]),
     ({"generations": [4], "current": 4, "accepted": [[4], [4]]}, []),
 ])
 def test_the_admin_certificate_moves_to_its_next_generation_step_by_step(state, done):
