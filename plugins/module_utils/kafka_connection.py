@@ -165,6 +165,18 @@ def kazoo_options(params):
     return options
 
 
+# ZooKeeper 3.8 (X509Util) enables TLS 1.2 cipher suites alone unless told: a TLS 1.3 handshake then finds none ("No
+# appropriate protocol"). TLS 1.3's suites, and ZooKeeper's own 1.2 defaults for an ensemble that still offers 1.2.
+TLS13_CIPHER_SUITES = ("TLS_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256", "TLS_CHACHA20_POLY1305_SHA256")
+ZOOKEEPER_TLS12_CIPHER_SUITES = ("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+                                 "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384")
+
+
+def zookeeper_cipher_suites(protocols):
+    """ssl.ciphersuites of a ZooKeeper member (and its quorum) that offers the given TLS versions."""
+    return ",".join(TLS13_CIPHER_SUITES + (ZOOKEEPER_TLS12_CIPHER_SUITES if "TLSv1.2" in protocols else ()))
+
+
 def zookeeper_tls_properties(keystore, truststore):
     """The Java ZooKeeper client's TLS properties (a broker's server.properties, a tool's --zk-tls-config-file):
     Netty, a PEM keystore (key and certificate in one file) and a PEM truststore."""
@@ -174,7 +186,8 @@ def zookeeper_tls_properties(keystore, truststore):
             "zookeeper.ssl.truststore.type": "PEM", "zookeeper.ssl.truststore.location": truststore,
             "zookeeper.ssl.endpoint.identification.algorithm": "HTTPS",
             # ZooKeeper 3.8's client offers TLS 1.2 alone unless told; every member accepts 1.3 (kafka_tls_protocols)
-            "zookeeper.ssl.protocol": "TLSv1.3", "zookeeper.ssl.enabled.protocols": "TLSv1.3"}
+            "zookeeper.ssl.protocol": "TLSv1.3", "zookeeper.ssl.enabled.protocols": "TLSv1.3",
+            "zookeeper.ssl.cipher.suites": zookeeper_cipher_suites(["TLSv1.3"])}
 
 
 def zookeeper_jaas(params):
