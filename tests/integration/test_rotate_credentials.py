@@ -145,7 +145,8 @@ def test_an_application_user_rotates_under_its_own_canary_its_owner_switching(ru
 def _creates_a_topic(conf):
     topic = f"admin-rotate-{uuid.uuid4().hex[:8]}"
     try:
-        AdminClient(conf | {"log_level": 0}).create_topics([NewTopic(topic, 1, 3)])[topic].result(30)
+        admin = AdminClient(conf | {"log_level": 0})  # kept: a future outlives no client (_DESTROY)
+        admin.create_topics([NewTopic(topic, 1, 3)])[topic].result(30)
     except KafkaException as exc:
         return exc.args[0].name()
     AdminClient(kafka_config()).delete_topics([topic])
