@@ -9,6 +9,7 @@ session with a certificate and no login."""
 import json
 import pathlib
 import socket
+import time
 import uuid
 
 import certificates
@@ -70,7 +71,8 @@ def test_a_wrong_scram_password_is_refused():
 def test_no_password_logs_in_as_a_super_user_on_the_client_listener():
     """The super users have no SCRAM credential at all (the store serves every SASL listener): no password, the ones
     an earlier layout of the lab gave them included, logs in as them."""
-    described = AdminClient(kafka_config()).describe_user_scram_credentials(list(SUPER_USERS))
+    admin = AdminClient(kafka_config())
+    described = admin.describe_user_scram_credentials(list(SUPER_USERS))
     for future in described.values():
         with pytest.raises(KafkaException, match="RESOURCE_NOT_FOUND"):
             future.result(15)
@@ -97,10 +99,10 @@ def test_only_the_marked_certificates_of_the_clusters_ca_are_super_users(tmp_pat
     unmarked = _certificate_conf(str(pki / "localhost/cert.pem"), str(pki / "localhost/key.pem"), REPLICATION_PORT,
                                  brokers)
     foreign = certificates.issue(tmp_path, "intruder", certificates.another_ca(tmp_path), ["intruder"])
-    topic = f"security-{uuid.uuid4().hex[:8]}"
-    assert _created(member, topic) is None
-    assert _created(kafka_config(), topic) is None
-    assert _created(unmarked, topic) in ("TOPIC_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED")
+    assert _created(member, f"security-{uuid.uuid4().hex[:8]}") is None
+    assert _created(kafka_config(), f"security-{uuid.uuid4().hex[:8]}") is None
+    assert _created(unmarked, f"security-{uuid.uuid4().hex[:8]}") in ("TOPIC_AUTHORIZATION_FAILED",
+                                                                     "CLUSTER_AUTHORIZATION_FAILED")
     assert isinstance(_listed(_certificate_conf(*foreign, REPLICATION_PORT, brokers)), KafkaException)
 
 
@@ -259,8 +261,13 @@ def _audit_lines(hosts, needle):
 
 def test_the_audit_log_holds_the_super_users_changes_and_the_denials_not_the_reads_and_writes(brokers):
     topic = f"audit-{uuid.uuid4().hex[:8]}"
-    assert _created(kafka_config(), topic) is None  # the kit's admin, a super user
+    admin = AdminClient(kafka_config())  # the kit's admin, a super user
+    admin.create_topics([NewTopic(topic, 1, 3)])[topic].result(30)
     try:
+        for _ in range(30):  # every broker knows it before it is altered
+            if _altered(kafka_config(), topic) is None:
+                break
+            time.sleep(1)
         assert _altered(kafka_config(), topic) is None
         assert _produce(kafka_config(), topic) is None
         assert _read_one(kafka_config(), topic, f"audit-{uuid.uuid4().hex[:6]}") is None
@@ -274,7 +281,7 @@ def test_the_audit_log_holds_the_super_users_changes_and_the_denials_not_the_rea
             assert not any("is Allowed" in line and f"peration = {allowed_read_or_write} " in line
                            for line in kept), kept
     finally:
-        AdminClient(kafka_config()).delete_topics([topic])
+        admin.delete_topics([topic])
 
 
 @pytest.mark.zookeeper
@@ -287,12 +294,14 @@ def test_zookeeper_has_no_plaintext_port_and_refuses_a_certificate_without_a_log
     zk = kazoo_client(sasl_options=None)
     with pytest.raises((KazooTimeoutError, SessionClosedRequireSaslError)):
         zk.start(timeout=15)
+    zk.stop()
     zk.close()
     # a certificate of another CA does not get as far
     foreign = certificates.issue(tmp_path, "intruder", certificates.another_ca(tmp_path), ["intruder"])
     zk = kazoo_client(certfile=foreign[0], keyfile=foreign[1])
     with pytest.raises(KazooTimeoutError):
         zk.start(timeout=10)
+    zk.stop()
     zk.close()
     # with the login it works (the kit's own client)
     zk = kazoo_client()
