@@ -5,10 +5,13 @@ allowed reads, writes and describes that would fill it.
 
 The authorizers' lines (Kafka 3.9): StandardAuthorizer (KRaft) "Principal = User:x is Allowed operation = CREATE from
 host = ... on resource = ... for request = ... with resourceRefCount = 1 based on rule SuperUser", AclAuthorizer
-(ZooKeeper) the same with "Operation = ": the matches below leave out the first letter.
+(ZooKeeper) "Principal = User:x is Allowed Operation = Create from host = ..." (seen on the lab): the matches leave
+out the first letter and take both spellings of each operation.
 """
 
-KEPT = ("is Denied", "peration = CREATE", "peration = DELETE", "peration = ALTER")  # ALTER matches ALTER_CONFIGS too
+# ALTER / Alter match ALTER_CONFIGS / AlterConfigs too
+KEPT = ("is Denied", "peration = CREATE", "peration = DELETE", "peration = ALTER",
+        "peration = Create", "peration = Delete", "peration = Alter")
 
 
 def log4j_lines(appender):

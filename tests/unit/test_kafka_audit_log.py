@@ -18,11 +18,11 @@ def test_changes_and_denials_are_kept_reads_and_writes_dropped(tmp_path):
     assert KAFKA_LIBS.is_dir(), f"{KAFKA_LIBS} missing: run make setup"
     (tmp_path / "audit.properties").write_text("\n".join(kafka_audit_log.log4j_lines("audit")) + "\n")
     kept, dropped = [], []
-    for template in (STANDARD, ACL):
-        kept += [template.format(p="kafkaops-admin", r="Allowed", o=op)
+    for template, spelled in ((STANDARD, str), (ACL, lambda op: op.title().replace("_", ""))):
+        kept += [template.format(p="kafkaops-admin", r="Allowed", o=spelled(op))
                  for op in ("CREATE", "DELETE", "ALTER", "ALTER_CONFIGS")]
-        kept += [template.format(p="app", r="Denied", o=op) for op in ("READ", "WRITE", "DESCRIBE")]
-        dropped += [template.format(p="kafka-cluster", r="Allowed", o=op)
+        kept += [template.format(p="app", r="Denied", o=spelled(op)) for op in ("READ", "WRITE", "DESCRIBE")]
+        dropped += [template.format(p="kafka-cluster", r="Allowed", o=spelled(op))
                     for op in ("READ", "WRITE", "DESCRIBE", "DESCRIBE_CONFIGS", "CLUSTER_ACTION")]
     out = subprocess.run(["java", "-cp", f"{KAFKA_LIBS}/*", str(REPO / "tests/unit/java/AuditFilter.java"),
                           str(tmp_path / "audit.properties"), *kept, *dropped],
