@@ -9,4 +9,5 @@ class FilterModule:
                 "kafka_scram_rotation_plans": kafka_credential_rotation.scram_plans,
                 "kafka_application_rotation_plans": kafka_credential_rotation.application_plans,
                 "kafka_admin_rotation_plan": kafka_credential_rotation.admin_plan,
-                "kafka_unknown_credentials": kafka_credential_rotation.unknown_credentials}
+                "kafka_unknown_credentials": kafka_credential_rotation.unknown_credentials,
+                "kafka_rotation_rolls_not_taken": kafka_credential_rotation.rolls_not_taken}

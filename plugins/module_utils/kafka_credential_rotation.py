@@ -161,6 +161,23 @@ def admin_plan(generations, current, hosts):
     return planned | {"old": old, "new": old + 1 if old is not None else None}
 
 
+def rolls_not_taken(plans, step):
+    """After the roll that takes `step`, plans made again from what the hosts run now ({what: plan or None}): a
+    refusal for each that still has the step to do (a host did not restart onto its new files) or a refusal of its
+    own. The run stops there, before the kit switches or deletes anything the hosts still need."""
+    refusals = []
+    for what, planned in sorted(plans.items()):
+        if planned is None:
+            continue
+        refusals += planned["refusals"]
+        if step in planned["todo"]:
+            refusals.append(refusal("rotation-inconsistent-state", (
+                f"Refusing to go on with the {what}: after the roll that takes '{step}', not every host runs it "
+                "(one did not restart onto its new files, or waits for a restart). Nothing after that roll changed; "
+                "rerun rotate_credentials.yml, which takes the roll again.")))
+    return refusals
+
+
 def zookeeper_plan(user, credentials_dir, current, members, clients):
     """plan("zookeeper", ...) from the kit's files (the generations whose password is kept in credentials_dir, and the
     one in use), what each ZooKeeper member accepts and what each broker (and migrating controller) logs in with

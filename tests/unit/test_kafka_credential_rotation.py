@@ -143,3 +143,12 @@ def test_the_generation_in_use_is_the_one_admin_current_links_to(tmp_path):
     (tmp_path / "admin" / "g2").mkdir(parents=True)
     (tmp_path / "admin" / "current").symlink_to("g2")
     assert kafka_pki.admin_current(str(tmp_path)) == 2
+
+
+def test_a_roll_that_did_not_take_stops_the_run_before_the_switch():
+    not_restarted = rot.admin_plan([3, 4], 3, {"b1": _host([3, 4]), "c1": _host([3, 4], pending=True)})
+    taken = rot.admin_plan([3, 4], 3, {"b1": _host([3, 4]), "c1": _host([3, 4])})
+    refusals = rot.rolls_not_taken({"admin certificate": not_restarted, "ZooKeeper login": None}, "both-accepted")
+    assert [r["rule"] for r in refusals] == ["rotation-inconsistent-state"] and "admin certificate" in refusals[0][
+        "message"]
+    assert rot.rolls_not_taken({"admin certificate": taken, "ZooKeeper login": None}, "both-accepted") == []
