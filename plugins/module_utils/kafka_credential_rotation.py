@@ -151,14 +151,15 @@ def admin_plan(generations, current, hosts):
     (admin/current; None before the first) and what each broker and controller runs (hosts: {host: running_config's
     {"config": {"ssl.principal.mapping.rules": ...}, "restart_pending": bool}}); also "old" and "new", the generations
     it leaves and moves to."""
-    accepted = [None if h["restart_pending"] else
-                kafka_principals.accepted_admin_generations(h["config"].get("ssl.principal.mapping.rules"))
-                for h in hosts.values()]
-    planned = plan("admin", {"generations": generations, "current": current, "accepted": accepted})
+    by_host = {host: None if h["restart_pending"] else
+               kafka_principals.accepted_admin_generations(h["config"].get("ssl.principal.mapping.rules"))
+               for host, h in hosts.items()}
+    planned = plan("admin", {"generations": generations, "current": current, "accepted": list(by_host.values())})
     kept = sorted(generations)
     rotating = len(kept) == 2 or (planned["done"] and planned["todo"])
     old = (kept[0] if len(kept) == 2 else (current or 1) - 1) if rotating else current
-    return planned | {"old": old, "new": old + 1 if old is not None else None}
+    return planned | {"old": old, "new": old + 1 if old is not None else None,
+                      "hosts": {host: "restart pending" if a is None else a for host, a in by_host.items()}}
 
 
 def rolls_not_taken(plans, step):
@@ -191,7 +192,9 @@ def zookeeper_plan(user, credentials_dir, current, members, clients):
                          if c["restart_pending"] or c["generation"] is not None]}
     planned = plan("zookeeper", state)
     old = kept[0] if len(kept) == 2 else (current - 1 if planned["done"] and planned["todo"] else current)
-    return planned | {"old": old, "new": old + 1}
+    seen = {**{host: "restart pending" if m["restart_pending"] else m["accepted"] for host, m in members.items()},
+            **{host: "restart pending" if c["restart_pending"] else c["generation"] for host, c in clients.items()}}
+    return planned | {"old": old, "new": old + 1, "hosts": seen}
 
 
 def scram_plans(principals, existing, logins, credentials_dir):
