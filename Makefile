@@ -78,10 +78,12 @@ rule-removal: setup
 # secure_cluster.yml from an open cluster (the previous roles' deploy) to the secured one under a canary, on a
 # fresh lab: nothing lost, no failed send, every rerun changes nothing (tests/drills/secure_cluster.py); then
 # a certificate renewal (site.yml) and rotate_ca.yml on a fresh lab under a canary trusting the old CA until
-# the last phase (tests/drills/rotate_ca.py).
+# the last phase (tests/drills/rotate_ca.py); and secure_cluster.yml moving a cluster of the previous layout
+# (members by password) to member certificates under a canary (tests/drills/convert_previous_layout.py).
 security-drills: setup
 	python tests/drills/secure_cluster.py
 	python tests/drills/rotate_ca.py
+	python tests/drills/convert_previous_layout.py
 
 # Lab tests too long for make test (tests/integration/long_*.py, which pytest collects only when named), on a
 # freshly deployed lab: the CA rotation under load, then the validator on the lab's Spark cluster (about 13 minutes).

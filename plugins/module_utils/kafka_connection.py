@@ -276,6 +276,25 @@ def read_admin_registry(admin, timeout):
     return {"controller_id": None, "brokers": brokers, "cluster_id": cluster.cluster_id}
 
 
+def read_scram_credentials(admin, names, timeout):
+    """{user: [(mechanism, iterations)]} for each name; [] for a user without credentials (Kafka answers
+    RESOURCE_NOT_FOUND for it). Any other error is raised."""
+    if not names:  # an empty list would describe every user
+        return {}
+    futures = admin.describe_user_scram_credentials(names, request_timeout=timeout)
+    existing = {}
+    for name in names:
+        try:
+            infos = futures[name].result(timeout * 2).scram_credential_infos
+        except Exception as exc:
+            if error_name(exc) != "RESOURCE_NOT_FOUND":
+                raise
+            infos = []
+        # confluent-kafka's SCRAM_SHA_512 is Kafka's SCRAM-SHA-512, the spelling the choices use
+        existing[name] = [(info.mechanism.name.replace("_", "-"), info.iterations) for info in infos]
+    return existing
+
+
 def read_partitions(admin, timeout):
     """Every partition's leader, replicas and ISR, from the cluster metadata."""
     metadata = admin.list_topics(timeout=timeout)

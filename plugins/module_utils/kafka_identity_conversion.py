@@ -12,6 +12,7 @@ kit's admin are deleted once nothing logs in with them.
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_secure_conversion import _listener_protocols
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.security_exposures import EXPOSURES
 
 KAFKA, CONTROLLER, CLUSTER = "kafka", "controller", "cluster"
 OLD_BROKER, NEW_BROKER = "BROKER", "REPLICATION"
@@ -36,6 +37,8 @@ KINDS = {name: kind for name, kind, _ in STEPS}
 _WHAT = {name: what for name, _, what in STEPS}
 CONTROLLER_STEPS = tuple(name for name in STEP_NAMES if name in (
     "controlplane-listener", "quorum-over-certificates", "brokers-reach-controlplane", "controller-listener-removed"))
+# The steps secure_cluster.yml imports after its secure steps: the controllers' come with the KRaft conversion
+PLAYBOOK_STEPS = tuple(name for name in STEP_NAMES if name not in CONTROLLER_STEPS)
 
 CONFIG_KEYS = ("listeners", "listener.security.protocol.map", "inter.broker.listener.name", "controller.listener.names")
 
@@ -75,23 +78,123 @@ def _running(kind, state):
     return done
 
 
-def conversion_plan(brokers, controllers, old_credentials):
+# The previous layout's passwords the inventory must still hold for the steps that use them: the members' login while
+# a step renders the BROKER listener, the kit's old admin login until every broker opens REPLICATION.
+NEEDS = {
+    "kafka_inter_broker_sasl_password": ("replication-listener", "replicate-over-certificates"),
+    "kafka_client_sasl_password": ("replication-listener",),
+}
+
+
+def conversion_plan(brokers, controllers, old_credentials, inventory_has=()):
     """{"refusals", "done", "todo"}: the steps done on every host they apply to, and those left, in order.
 
     brokers / controllers: {host: state} (no controllers: a ZooKeeper cluster, whose controller steps do not apply);
-    old_credentials: the SCRAM users of the previous layout still in the cluster (the members' and the old admin's)."""
+    old_credentials: the SCRAM users of the previous layout still in the cluster (the members' and the old admin's),
+    None when not read (it is read once the brokers' BROKER listener is closed); inventory_has: which of NEEDS'
+    variables the inventory sets."""
     steps = [s for s in STEP_NAMES if controllers or s not in CONTROLLER_STEPS]
     done = []
     for name in steps:
         if KINDS[name] == CLUSTER:
-            finished = not old_credentials and "broker-listener-removed" in done
+            finished = old_credentials == [] and "broker-listener-removed" in done
         else:
             hosts = brokers if KINDS[name] == KAFKA else controllers
             finished = bool(hosts) and all(name in _running(KINDS[name], s) for s in hosts.values())
         if finished:
             done.append(name)
     refusals = _out_of_order(steps, done, brokers, controllers)
-    return {"refusals": refusals, "done": done, "todo": [] if refusals else [s for s in steps if s not in done]}
+    todo = [s for s in steps if s not in done]
+    if any(s in CONTROLLER_STEPS for s in todo):
+        refusals.append(refusal("identity-kraft-conversion", (
+            "Refusing: the KRaft controllers still run the previous layout's CONTROLLER listener (a PLAIN password). "
+            "This version moves a ZooKeeper-mode cluster's members to certificates; a KRaft cluster of the previous "
+            "layout is not converted by it yet (docs/runbooks/credentials.md). Nothing changed.")))
+    for variable, steps_using in NEEDS.items():
+        using = [s for s in todo if s in steps_using]
+        if using and variable not in inventory_has:
+            refusals.append(refusal("identity-previous-login-missing", (
+                f"Refusing: the step '{using[0]}' still needs the previous layout's {variable} (with "
+                f"{'kafka_inter_broker_sasl_username' if 'inter_broker' in variable else 'kafka_client_sasl_username'}"
+                "), which the inventory no longer sets: keep it there until the move to member certificates is done "
+                "(docs/runbooks/credentials.md). Nothing changed.")))
+    return {"refusals": refusals, "done": done, "todo": [] if refusals else todo}
+
+
+def replication_listener_refusal(host, running_inter_broker, listeners):
+    """Why a roll must not render listeners (names) for a broker that replicates over running_inter_broker (its file's
+    inter.broker.listener.name, None without one): a roll never closes the listener a broker replicates over, or the
+    brokers rolled and those not yet could not replicate from each other (site.yml on a cluster of the previous layout
+    would close BROKER in one roll). None when it may."""
+    if not running_inter_broker or running_inter_broker in listeners:
+        return None
+    return refusal("identity-replication-listener-kept", (
+        f"Refusing: {host} replicates over its {running_inter_broker} listener, which this run would close in one "
+        "roll: the brokers restarted and those not yet could not replicate from each other. "
+        + ("It runs the previous layout (members logging in with a password): playbooks/secure_cluster.yml moves it "
+           "to member certificates step by step (docs/runbooks/credentials.md)." if running_inter_broker == OLD_BROKER
+           else "Move replication to another listener first (kafka_inter_broker_listener), then close this one.")
+        + " Nothing changed."))
+
+
+def follows(secure_plan):
+    """Whether secure_cluster.yml plans the move to member certificates: once its secure steps left nothing to do (an
+    open cluster's secure steps leave its members on certificates already: it then finds nothing to do here)."""
+    return not (secure_plan["refusals"] or secure_plan["todo"] or secure_plan["left_after"])
+
+
+def previous_users_readable(brokers):
+    """Whether the previous layout's SCRAM users are read: once no broker's file has the BROKER listener (then the kit
+    reaches every broker with its certificate)."""
+    return bool(brokers) and all("broker-listener-removed" in broker_steps(s["config"]) for s in brokers.values())
+
+
+def after_secure_steps(secure_plan, brokers, controllers, old_credentials, inventory_has, stop_after=None):
+    """secure_cluster.yml's plan once its secure steps are done: the move's steps (up to stop_after), in the secure
+    plan's shape (refusals, done, todo, left_after, after, plan)."""
+    moved = conversion_plan(brokers, controllers, old_credentials, inventory_has)
+    todo = moved["todo"]
+    if stop_after in todo:
+        todo = todo[:todo.index(stop_after) + 1]
+    left = moved["todo"][len(todo):]
+    members = ("by certificate" if not moved["refusals"] and not left
+               else "the previous layout's passwords still work")
+    return dict(secure_plan, refusals=moved["refusals"], done=secure_plan["done"] + moved["done"], todo=todo,
+                left_after=left, after=f"{secure_plan['after']} Members: {members}.",
+                plan=[describe(name) for name in todo])
+
+
+def role_settings(steps):
+    """The role variables a host renders once `steps` are done (given to the roles while a step is taken), and the
+    exposures among them the run accepts on purpose."""
+    steps = set(steps)
+    kafka = {
+        "kafka_previous_broker_listener": "broker-listener-removed" not in steps,
+        "kafka_inter_broker_listener": NEW_BROKER if "replicate-over-certificates" in steps else OLD_BROKER,
+    }
+    accepted = sorted(name for name, value in kafka.items() if name in EXPOSURES and value == EXPOSURES[name][0])
+    return {KAFKA: kafka, "accepted": accepted}
+
+
+def kit_connection(done):
+    """How the kit's own clients (the gates, kafka_access) reach the brokers while the next step rolls, given the
+    steps done on every host before it: the previous admin's SCRAM login on CLIENT (the inventory's
+    kafka_client_sasl_*) until every broker opens REPLICATION, then the admin certificate there."""
+    return {"kafka_client_security_protocol": "SSL" if "replication-listener" in set(done) else "SASL_SSL"}
+
+
+def step_settings(name):
+    """What secure_cluster.yml gives the hosts while it takes step `name` (every step before it is done): the
+    variables of the step's hosts and the kit's connection (of the steps before it)."""
+    index = STEP_NAMES.index(name)
+    settings = role_settings(STEP_NAMES[:index + 1])
+    hosts = dict(settings.get(KINDS[name], {}), kafka_security_exposures_accepted=settings["accepted"])
+    return {"kind": KINDS[name], "hosts": hosts, "kit": kit_connection(STEP_NAMES[:index])}
+
+
+def describe(name):
+    """A step as the plan shows it."""
+    return f"{name} ({KINDS[name]}): {_WHAT[name]}"
 
 
 def _out_of_order(steps, done, brokers, controllers):

@@ -246,10 +246,12 @@ def kit_connection(done):
             "zookeeper_client_tls": "zookeeper-tls-ports" in done}
 
 
-def step_groups(todo, hosts):
-    """{"secure_step_<step>": hosts} for each step of todo: every host of the step's kind (hosts: kind -> hosts)
-    and localhost, the controller that rolls them. The groups secure_cluster_step.yml's plays run on."""
-    return {f"secure_step_{name}": hosts[KINDS[name]] + ["localhost"] for name in todo}
+def step_groups(todo, hosts, kinds=None):
+    """{"secure_step_<step>": hosts} for each step of todo: every host of the step's kind (hosts: kind -> hosts;
+    kinds: step -> kind, default KINDS) and localhost, the controller that rolls them. The groups
+    secure_cluster_step.yml's plays run on."""
+    kinds = kinds or KINDS
+    return {f"secure_step_{name}": hosts[kinds[name]] + ["localhost"] for name in todo}
 
 
 def step_settings(name):

@@ -26,6 +26,9 @@ EXPOSURES = {
         "members replicate every znode to each other in clear, SCRAM credentials included")),
     "zookeeper_quorum_port_unification": (True, (
         "members also accept plaintext connections from each other")),
+    "kafka_previous_broker_listener": (True, (
+        "the previous layout's BROKER listener: a broker's SCRAM password (kafka_inter_broker_sasl_password) makes a "
+        "super user there; only while secure_cluster.yml moves the members to certificates")),
     "zookeeper_admin_server_enabled": (True, (
         "ZooKeeper's HTTP admin server answers anyone who reaches zookeeper_admin_server_port, without TLS or a "
         "login")),

@@ -148,6 +148,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection 
     check_resolvable,
     describe_error,
     error_name,
+    read_scram_credentials,
 )
 
 ARGUMENT_SPEC = dict(
@@ -162,25 +163,6 @@ ARGUMENT_SPEC = dict(
     # Not a secret: no_log=False says so to Ansible, which warns about any option named like a password.
     update_password=dict(type="str", choices=["on_create", "always"], default="on_create", no_log=False),
 )
-
-
-def read_existing(admin, names, timeout):
-    """{user: [(mechanism, iterations)]} for each name; [] for a user without credentials (Kafka answers
-    RESOURCE_NOT_FOUND for it). Any other error is raised."""
-    if not names:  # an empty list would describe every user
-        return {}
-    futures = admin.describe_user_scram_credentials(names, request_timeout=timeout)
-    existing = {}
-    for name in names:
-        try:
-            infos = futures[name].result(timeout * 2).scram_credential_infos
-        except Exception as exc:
-            if error_name(exc) != "RESOURCE_NOT_FOUND":
-                raise
-            infos = []
-        # confluent-kafka's SCRAM_SHA_512 is Kafka's SCRAM-SHA-512, the spelling the choices use
-        existing[name] = [(info.mechanism.name.replace("_", "-"), info.iterations) for info in infos]
-    return existing
 
 
 def apply(admin, plan, passwords, timeout):
@@ -224,7 +206,7 @@ def main():
     try:
         check_resolvable("bootstrap_servers", p["bootstrap_servers"])
         admin = admin_client(p)
-        existing = read_existing(admin, list(dict.fromkeys(u["name"] for u in declared)), timeout)
+        existing = read_scram_credentials(admin, list(dict.fromkeys(u["name"] for u in declared)), timeout)
     except Exception as exc:
         module.fail_json(msg=f"cannot read the SCRAM credentials from {p['bootstrap_servers']}: "
                              f"{describe_error(exc)}{_hint(exc)}")

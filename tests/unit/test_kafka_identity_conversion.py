@@ -15,49 +15,116 @@ NEW_CONTROLLER = {"listeners": "CONTROLPLANE://:9090", "listener.security.protoc
                   "controller.listener.names": "CONTROLPLANE"}
 
 
+PASSWORDS = tuple(conv.NEEDS)  # the inventory still holds the previous layout's passwords
+
+
+def plan_of(brokers, controllers, old_credentials, inventory_has=PASSWORDS):
+    return conv.conversion_plan(brokers, controllers, old_credentials, inventory_has)
+
+
 def hosts(prefix, config, n=3, **overrides):
     found = {f"{prefix}{i}": {"config": config, "restart_pending": False} for i in range(1, n + 1)}
     return found | {host: {"config": c, "restart_pending": False} for host, c in overrides.items()}
 
 
 def test_a_zookeeper_cluster_of_the_previous_layout_has_every_broker_step_left():
-    plan = conv.conversion_plan(hosts("kafka", OLD_BROKER), {}, ["kafka-broker", "kafkaops-admin"])
+    plan = plan_of(hosts("kafka", OLD_BROKER), {}, ["kafka-broker", "kafkaops-admin"])
     assert plan == {"refusals": [], "done": [], "todo": [
         "replication-listener", "replicate-over-certificates", "broker-listener-removed", "old-passwords-deleted"]}
 
 
 def test_each_broker_step_reads_back_as_done_and_a_rerun_goes_on():
-    both = conv.conversion_plan(hosts("kafka", BOTH), {}, ["kafka-broker"])
+    both = plan_of(hosts("kafka", BOTH), {}, ["kafka-broker"])
     assert both["done"] == ["replication-listener"]
-    replicating = conv.conversion_plan(hosts("kafka", dict(BOTH, **{"inter.broker.listener.name": "REPLICATION"})),
+    replicating = plan_of(hosts("kafka", dict(BOTH, **{"inter.broker.listener.name": "REPLICATION"})),
                                        {}, ["kafka-broker"])
     assert replicating["done"] == ["replication-listener", "replicate-over-certificates"]
-    closed = conv.conversion_plan(hosts("kafka", NEW_BROKER), {}, ["kafka-broker"])
+    closed = plan_of(hosts("kafka", NEW_BROKER), {}, ["kafka-broker"])
     assert closed["todo"] == ["old-passwords-deleted"]
-    assert conv.conversion_plan(hosts("kafka", NEW_BROKER), {}, [])["todo"] == []
+    assert plan_of(hosts("kafka", NEW_BROKER), {}, [])["todo"] == []
 
 
 def test_a_roll_cut_off_midway_is_taken_again_not_refused():
     half = hosts("kafka", OLD_BROKER, kafka1=BOTH)
-    assert conv.conversion_plan(half, {}, ["kafka-broker"]) == {"refusals": [], "done": [], "todo": [
+    assert plan_of(half, {}, ["kafka-broker"]) == {"refusals": [], "done": [], "todo": [
         "replication-listener", "replicate-over-certificates", "broker-listener-removed", "old-passwords-deleted"]}
     pending = hosts("kafka", BOTH)
     pending["kafka2"]["restart_pending"] = True  # its file has the step, its JVM not yet
-    assert conv.conversion_plan(pending, {}, ["kafka-broker"])["done"] == []
+    assert plan_of(pending, {}, ["kafka-broker"])["done"] == []
 
 
 def test_a_broker_a_step_ahead_of_the_others_is_refused():
     ahead = hosts("kafka", BOTH, kafka3=dict(BOTH, **{"inter.broker.listener.name": "REPLICATION"}))
-    plan = conv.conversion_plan(hosts("kafka", OLD_BROKER, kafka3=ahead["kafka3"]["config"]), {}, ["kafka-broker"])
+    plan = plan_of(hosts("kafka", OLD_BROKER, kafka3=ahead["kafka3"]["config"]), {}, ["kafka-broker"])
     assert [r["rule"] for r in plan["refusals"]] == ["identity-step-order"] and plan["todo"] == []
     assert "kafka3 runs 'replicate-over-certificates'" in plan["refusals"][0]["message"]
 
 
-def test_a_kraft_cluster_moves_its_controllers_first():
+def test_a_kraft_cluster_of_the_previous_layout_is_refused_until_its_conversion_is_built():
     brokers = hosts("kafka", dict(OLD_BROKER, **{"controller.listener.names": "CONTROLLER"}))
-    plan = conv.conversion_plan(brokers, hosts("ctrl", OLD_CONTROLLER), ["kafka-broker"])
-    assert plan["todo"][:4] == ["controlplane-listener", "quorum-over-certificates", "brokers-reach-controlplane",
-                                "controller-listener-removed"]
-    done = conv.conversion_plan(hosts("kafka", dict(NEW_BROKER, **{"controller.listener.names": "CONTROLPLANE"})),
-                                hosts("ctrl", NEW_CONTROLLER), [])
+    plan = plan_of(brokers, hosts("ctrl", OLD_CONTROLLER), ["kafka-broker"])
+    assert [r["rule"] for r in plan["refusals"]] == ["identity-kraft-conversion"] and plan["todo"] == []
+    done = plan_of(hosts("kafka", dict(NEW_BROKER, **{"controller.listener.names": "CONTROLPLANE"})),
+                   hosts("ctrl", NEW_CONTROLLER), [])
     assert done == {"refusals": [], "done": list(conv.STEP_NAMES), "todo": []}
+
+
+def test_the_old_users_are_deleted_only_once_read_gone():
+    closed = hosts("kafka", NEW_BROKER)
+    assert plan_of(closed, {}, None)["todo"] == ["old-passwords-deleted"]  # not read: still to do
+    assert plan_of(closed, {}, [])["todo"] == []
+
+
+def test_a_step_whose_previous_password_left_the_inventory_is_refused():
+    plan = plan_of(hosts("kafka", OLD_BROKER), {}, ["kafka-broker"], inventory_has=("kafka_client_sasl_password",))
+    assert [r["rule"] for r in plan["refusals"]] == ["identity-previous-login-missing"] and plan["todo"] == []
+    assert "'replication-listener' still needs the previous layout's kafka_inter_broker_sasl_password" in (
+        plan["refusals"][0]["message"])
+    # once every broker replicates over REPLICATION neither password is needed
+    closed = plan_of(hosts("kafka", NEW_BROKER), {}, ["kafka-broker"], inventory_has=())
+    assert closed["refusals"] == [] and closed["todo"] == ["old-passwords-deleted"]
+    moving = hosts("kafka", BOTH)
+    assert plan_of(moving, {}, ["kafka-broker"], inventory_has=("kafka_inter_broker_sasl_password",))["refusals"] == []
+
+
+def test_each_step_renders_the_previous_listener_until_it_closes_and_the_kit_moves_to_its_certificate():
+    assert conv.step_settings("replication-listener") == {
+        "kind": "kafka", "kit": {"kafka_client_security_protocol": "SASL_SSL"},
+        "hosts": {"kafka_previous_broker_listener": True, "kafka_inter_broker_listener": "BROKER",
+                  "kafka_security_exposures_accepted": ["kafka_previous_broker_listener"]}}
+    assert conv.step_settings("replicate-over-certificates")["hosts"]["kafka_inter_broker_listener"] == "REPLICATION"
+    assert conv.step_settings("replicate-over-certificates")["kit"] == {"kafka_client_security_protocol": "SSL"}
+    closed = conv.step_settings("broker-listener-removed")
+    assert closed["hosts"] == {"kafka_previous_broker_listener": False, "kafka_inter_broker_listener": "REPLICATION",
+                               "kafka_security_exposures_accepted": []}
+    assert conv.step_settings("old-passwords-deleted") == {
+        "kind": "cluster", "kit": {"kafka_client_security_protocol": "SSL"},
+        "hosts": {"kafka_security_exposures_accepted": []}}
+
+
+def test_secure_cluster_plans_the_move_after_its_secure_steps_up_to_stop_after():
+    secured = {"refusals": [], "done": ["secure-listeners"], "todo": [], "left_after": [], "after": "Kafka: x."}
+    assert conv.follows(secured) and not conv.follows(dict(secured, todo=["secure-inter-broker"]))
+    plan = conv.after_secure_steps(secured, hosts("kafka", OLD_BROKER), {}, None, PASSWORDS,
+                                   stop_after="replicate-over-certificates")
+    assert plan["todo"] == ["replication-listener", "replicate-over-certificates"]
+    assert plan["left_after"] == ["broker-listener-removed", "old-passwords-deleted"]
+    assert plan["after"] == "Kafka: x. Members: the previous layout's passwords still work."
+    assert plan["plan"][0] == ("replication-listener (kafka): brokers open the REPLICATION listener (certificates) "
+                               "beside BROKER")
+    done = conv.after_secure_steps(secured, hosts("kafka", NEW_BROKER), {}, [], PASSWORDS)
+    assert (done["todo"], done["after"]) == ([], "Kafka: x. Members: by certificate.")
+    assert not conv.previous_users_readable(hosts("kafka", BOTH)) and conv.previous_users_readable(
+        hosts("kafka", NEW_BROKER))
+
+
+def test_a_roll_that_would_close_the_listener_a_broker_replicates_over_is_refused():
+    refused = conv.replication_listener_refusal("kafka1", "BROKER", ["CLIENT", "REPLICATION"])
+    assert refused["rule"] == "identity-replication-listener-kept"
+    assert "kafka1 replicates over its BROKER listener" in refused["message"] and "secure_cluster.yml" in (
+        refused["message"])
+    assert conv.replication_listener_refusal("kafka1", "BROKER", ["CLIENT", "REPLICATION", "BROKER"]) is None
+    assert conv.replication_listener_refusal("kafka1", "REPLICATION", ["CLIENT", "REPLICATION"]) is None
+    assert conv.replication_listener_refusal("kafka1", None, ["CLIENT", "REPLICATION"]) is None  # a new host
+    assert "Move replication" in conv.replication_listener_refusal("kafka1", "PLAINTEXT", ["CLIENT", "REPLICATION"])[
+        "message"]

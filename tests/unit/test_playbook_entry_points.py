@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from lab import ansible
-from plugins.module_utils import kafka_ca_rotation, kafka_migration, kafka_secure_conversion
+from plugins.module_utils import kafka_ca_rotation, kafka_identity_conversion, kafka_migration, kafka_secure_conversion
 
 REPO = pathlib.Path(__file__).resolve().parent.parent.parent
 PLAYBOOKS = REPO / "playbooks"
@@ -68,7 +68,7 @@ def test_every_step_import_names_its_entry_point():
 
 def test_secure_cluster_imports_one_step_each_in_the_order_of_the_step_list():
     steps = [p["vars"]["secure_step"] for p in _plays("secure_cluster.yml") if "secure_step" in p.get("vars", {})]
-    assert tuple(steps) == kafka_secure_conversion.STEP_NAMES
+    assert tuple(steps) == kafka_secure_conversion.STEP_NAMES + kafka_identity_conversion.PLAYBOOK_STEPS
 
 
 def test_rotate_ca_imports_one_phase_play_per_phase():
