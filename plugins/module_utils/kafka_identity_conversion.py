@@ -10,9 +10,12 @@ step (as kafka_secure_conversion). The last step is not a roll: the old SCRAM cr
 kit's admin are deleted once nothing logs in with them.
 """
 
-from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_secure_conversion import _listener_protocols
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_secure_conversion import (
+    _listener_protocols,
+    accepted_exposures,
+    step_table,
+)
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
-from ansible_collections.kafkaops.toolkit.plugins.module_utils.security_exposures import EXPOSURES
 
 KAFKA, CONTROLLER, CLUSTER = "kafka", "controller", "cluster"
 OLD_BROKER, NEW_BROKER = "BROKER", "REPLICATION"
@@ -32,9 +35,7 @@ STEPS = (
     ("broker-listener-removed", KAFKA, "brokers close the BROKER listener and drop their SCRAM login"),
     ("old-passwords-deleted", CLUSTER, "the members' and the old admin's SCRAM credentials are deleted"),
 )
-STEP_NAMES = tuple(name for name, _, _ in STEPS)
-KINDS = {name: kind for name, kind, _ in STEPS}
-_WHAT = {name: what for name, _, what in STEPS}
+STEP_NAMES, KINDS, _WHAT = step_table(STEPS)
 CONTROLLER_STEPS = tuple(name for name in STEP_NAMES if name in (
     "controlplane-listener", "quorum-over-certificates", "brokers-reach-controlplane", "controller-listener-removed"))
 # The steps secure_cluster.yml imports after its secure steps: the controllers' come with the KRaft conversion
@@ -172,8 +173,7 @@ def role_settings(steps):
         "kafka_previous_broker_listener": "broker-listener-removed" not in steps,
         "kafka_inter_broker_listener": NEW_BROKER if "replicate-over-certificates" in steps else OLD_BROKER,
     }
-    accepted = sorted(name for name, value in kafka.items() if name in EXPOSURES and value == EXPOSURES[name][0])
-    return {KAFKA: kafka, "accepted": accepted}
+    return {KAFKA: kafka, "accepted": accepted_exposures(kafka)}
 
 
 def kit_connection(done):

@@ -35,9 +35,19 @@ STEPS = (
     ("kafka-plaintext-removed", KAFKA, "brokers close the PLAINTEXT listener"),
     ("zookeeper-plaintext-removed", ZOOKEEPER, "ZooKeeper closes its plaintext client port"),
 )
-STEP_NAMES = tuple(name for name, _, _ in STEPS)
-KINDS = {name: kind for name, kind, _ in STEPS}
-_WHAT = {name: what for name, _, what in STEPS}
+
+
+def step_table(steps):
+    """(names in order, step -> kind, step -> what) of a conversion's table of (name, kind, what)."""
+    return tuple(n for n, _, _ in steps), {n: k for n, k, _ in steps}, {n: w for n, _, w in steps}
+
+
+def accepted_exposures(settings):
+    """The exposures (security_exposures.EXPOSURES) that role variables (name -> value) open: a step accepts them."""
+    return sorted(name for name, value in settings.items() if name in EXPOSURES and value == EXPOSURES[name][0])
+
+
+STEP_NAMES, KINDS, _WHAT = step_table(STEPS)
 PLAINTEXT_REMOVAL = ("kafka-plaintext-removed", "zookeeper-plaintext-removed")
 
 # Znodes whose ACLs show whether the existing tree was locked (the migrator walks all of Kafka's paths;
@@ -233,9 +243,7 @@ def role_settings(steps):
         "zookeeper_quorum_port_unification": ("zookeeper-tls-ports" in steps
                                               and "zookeeper-tls-quorum-only" not in steps),
     }
-    accepted = sorted(name for name, value in {**kafka, **zookeeper}.items()
-                      if name in EXPOSURES and value == EXPOSURES[name][0])
-    return {"kafka": kafka, "zookeeper": zookeeper, "accepted": accepted}
+    return {"kafka": kafka, "zookeeper": zookeeper, "accepted": accepted_exposures({**kafka, **zookeeper})}
 
 
 def kit_connection(done):
