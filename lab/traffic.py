@@ -1,6 +1,6 @@
 """Client traffic against the lab cluster, for tests and benchmarks: an idempotent acks=all producer that
 can write in the background while a playbook runs, a reader that reads a topic back, and whether a client
-trusting a given CA file reaches the brokers."""
+trusting a given CA file reaches the brokers, and whether a login is accepted."""
 
 import os
 import threading
@@ -112,5 +112,14 @@ def reaches_every_broker(ca_file):
     admin = AdminClient(kafka_config() | {"ssl.ca.location": str(ca_file)})
     try:
         return len(admin.list_topics(timeout=15).brokers) == len(load()["brokers"])
+    except KafkaException:
+        return False
+
+
+def logs_in(conf):
+    """Whether a client with these librdkafka settings (a login among them) gets metadata from the brokers."""
+    try:
+        AdminClient(conf | {"log_level": 0}).list_topics(timeout=15)
+        return True
     except KafkaException:
         return False

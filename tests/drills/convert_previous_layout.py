@@ -29,11 +29,10 @@ import time
 import uuid
 
 import drill
-from confluent_kafka import KafkaException
-from confluent_kafka.admin import AdminClient
 
 from canary import Canary, ensure_topic
 from lab import ansible, config
+from lab.traffic import logs_in
 
 PREVIOUS_COMMIT = "4cee222"  # the last commit whose roles deploy the previous layout (members by password)
 WORK = drill.REPO / ".cache" / "drills" / "convert-previous-layout"
@@ -56,21 +55,6 @@ def forget_zookeeper_login_generations():
             path.unlink()
 
 
-def deploy_previous_cluster():
-    """The previous roles' site.yml, from their own checkout (its collection link points at itself)."""
-    old = WORK / "previous-roles"
-    old.mkdir(parents=True)
-    subprocess.run(f"git -C {drill.REPO} archive {PREVIOUS_COMMIT} | tar -x -C {old}", shell=True, check=True)
-    (old / ".cache").mkdir()
-    (old / ".cache" / "kafka").symlink_to(drill.REPO / ".cache" / "kafka")
-    link = old / ".cache" / "collections" / "ansible_collections" / "kafkaops" / "toolkit"
-    link.parent.mkdir(parents=True)
-    link.symlink_to(old)
-    _, seconds = run(["ansible-playbook", "playbooks/site.yml"], cwd=old,
-                     env=ansible.environment(ANSIBLE_CONFIG=str(old / "ansible.cfg")))
-    return seconds
-
-
 def previous_passwords_file():
     """The extra-vars file (0600) with the previous layout's passwords and the old admin's name."""
     path = WORK / "previous-passwords.json"
@@ -82,35 +66,20 @@ def previous_passwords_file():
 
 def old_login_config(previous):
     """librdkafka settings of the old admin's SCRAM login on CLIENT, derived by the connection role."""
-    path = WORK / "old-admin-settings.json"
-    run(["ansible-playbook", "playbooks/client_settings.yml", "-e", f"client_settings_path={path}", "-e", previous,
-         "-e", "kafka_client_security_protocol=SASL_SSL"])
-    return json.loads(path.read_text())["kafka"]
-
-
-def logs_in(conf):
-    try:
-        AdminClient(conf | {"log_level": 0}).list_topics(timeout=15)
-        return True
-    except KafkaException:
-        return False
+    return drill.client_config(WORK / "old-admin-settings.json", WORK / "logs", "-e", previous,
+                               "-e", "kafka_client_security_protocol=SASL_SSL")
 
 
 def convert(label, *extra):
     """secure_cluster.yml, then the same command again, which must change nothing."""
-    _, seconds = run(["ansible-playbook", "playbooks/secure_cluster.yml", *extra])
-    print(f"{label}: {seconds:.0f} s", flush=True)
-    rerun, _ = run(["ansible-playbook", "playbooks/secure_cluster.yml", *extra])
-    changed = drill.changed_hosts(rerun.stdout)
-    assert not changed, f"{label}: the rerun changed {changed}"
-    return {"run": label, "seconds": round(seconds)}
+    return drill.run_twice(["ansible-playbook", "playbooks/secure_cluster.yml", *extra], label, WORK / "logs")
 
 
 def main():
     started = time.monotonic()
     drill.fresh_lab(WORK)
     forget_zookeeper_login_generations()
-    figures = {"previous_deploy_s": round(deploy_previous_cluster()), "runs": []}
+    figures = {"previous_deploy_s": round(drill.deploy_roles_of(PREVIOUS_COMMIT, WORK, WORK / "logs")), "runs": []}
     previous = previous_passwords_file()
     old_admin = old_login_config(previous)
     old_member = old_admin | {"sasl.username": "kafka-broker",
@@ -163,7 +132,7 @@ def main():
     problems += [f"tests/integration/test_security.py: {security_tests.stdout[-3000:]}"] \
         if security_tests.returncode else []
     os.unlink(previous[1:])
-    shutil.rmtree(WORK / "previous-roles", ignore_errors=True)
+    shutil.rmtree(WORK / f"roles-{PREVIOUS_COMMIT}", ignore_errors=True)
     drill.finish("convert-previous-layout", figures, problems,
                  "nothing lost, no failed send, the old logins refused, every rerun and site.yml changed nothing")
 

@@ -24,16 +24,9 @@ from canary.ledger import read_acked
 from lab import config
 from lab.cluster_settings import kafka_config, kazoo_client, load
 from lab.command_lines import CommandLineWatch
+from lab.traffic import logs_in
 
 CANARY = "kafkaops-canary"  # the connection role's kafka_canary_principal
-
-
-def _logs_in(conf):
-    try:
-        AdminClient(conf | {"log_level": 0}).list_topics(timeout=10)
-        return True
-    except KafkaException:
-        return False
 
 
 def _canary_login():
@@ -62,7 +55,7 @@ def test_a_tool_login_rotates_under_its_own_canary_losing_nothing(run_playbook, 
     assert unreported == 0 and canary.failed == 0 and len(read_acked(ledger)) == canary.sent
     new = _canary_login()
     assert new["sasl.mechanism"] != old["sasl.mechanism"] and new["sasl.password"] != old["sasl.password"]
-    assert _logs_in(new) and not _logs_in(old)  # the old password logs in nowhere now
+    assert logs_in(new) and not logs_in(old)  # the old password logs in nowhere now
 
     site = run_playbook("site.yml")
     assert site.returncode == 0 and all(" changed=0 " in line for line in site.stdout.splitlines() if " : ok=" in line)
@@ -81,7 +74,7 @@ def test_a_rotation_cut_off_after_the_next_login_was_added_is_finished_by_the_re
     assert rerun.returncode == 0, rerun.output[-3000:]
     assert "done: next-password, next-added; left: switched, old-removed" in rerun.output
     after = _canary_login()
-    assert after["sasl.mechanism"] == other and _logs_in(after) and not _logs_in(before)
+    assert after["sasl.mechanism"] == other and logs_in(after) and not logs_in(before)
 
 
 def _as_user(name, password, mechanism):
@@ -119,7 +112,7 @@ def test_an_application_user_rotates_under_its_own_canary_its_owner_switching(ru
         assert added.returncode == 0, added.output[-3000:]
         assert "Give the application the next password with SCRAM-SHA-256" in added.output
         assert unreported == 0 and canary.failed == 0 and len(read_acked(tmp_path / "before")) == canary.sent
-        assert _logs_in(old) and _logs_in(new)  # both, until the owner switched
+        assert logs_in(old) and logs_in(new)  # both, until the owner switched
 
         canary = Canary(new, topic, tmp_path / "after", rate=200).start()  # the application switched
         try:
@@ -131,12 +124,12 @@ def test_an_application_user_rotates_under_its_own_canary_its_owner_switching(ru
             unreported = canary.stop()
         assert finished.returncode == 0, finished.output[-3000:]
         assert unreported == 0 and canary.failed == 0 and len(read_acked(tmp_path / "after")) == canary.sent
-        assert _logs_in(new) and not _logs_in(old)
+        assert logs_in(new) and not logs_in(old)
         # done: asked again, it has nothing to rotate to, and says so without changing anything
         again = _rotate(run_playbook, [{"name": name, "password": next_password, "mechanism": "SCRAM-SHA-256"}],
                         "-e", f"credentials={name}")
         assert again.returncode != 0 and "no next_password" in again.output
-        assert _logs_in(new) and not _logs_in(old)
+        assert logs_in(new) and not logs_in(old)
     finally:
         run_module("kafka_acl", acls=acls, state="absent")
         run_module("kafka_scram_user", users=[{"name": name}], state="absent")
