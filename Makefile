@@ -84,6 +84,7 @@ security-drills: setup
 	python tests/drills/secure_cluster.py
 	python tests/drills/rotate_ca.py
 	python tests/drills/convert_previous_layout.py
+	python tests/drills/convert_previous_layout.py --kraft
 
 # Lab tests too long for make test (tests/integration/long_*.py, which pytest collects only when named), on a
 # freshly deployed lab: the CA rotation under load, then the validator on the lab's Spark cluster (about 13 minutes).

@@ -22,24 +22,22 @@ OLD_BROKER, NEW_BROKER = "BROKER", "REPLICATION"
 OLD_QUORUM, NEW_QUORUM = "CONTROLLER", "CONTROLPLANE"
 
 # (name, kind of host it changes, what it does), in the only safe order. On a ZooKeeper cluster the controller steps
-# do not apply.
+# do not apply. On KRaft the brokers reach the controllers on CONTROLPLANE from the step that opens REPLICATION (both
+# are their certificates' first use); the controllers close CONTROLLER once no broker uses it.
 STEPS = (
     ("controlplane-listener", CONTROLLER,
      "controllers open the CONTROLPLANE listener (certificates) beside CONTROLLER"),
     ("quorum-over-certificates", CONTROLLER,
      "controllers reach each other on CONTROLPLANE (the voters' new port), still accepting CONTROLLER"),
-    ("brokers-reach-controlplane", KAFKA, "brokers reach the controllers on CONTROLPLANE"),
-    ("controller-listener-removed", CONTROLLER, "controllers close the CONTROLLER listener and its PLAIN login"),
-    ("replication-listener", KAFKA, "brokers open the REPLICATION listener (certificates) beside BROKER"),
+    ("replication-listener", KAFKA, "brokers open the REPLICATION listener (certificates) beside BROKER (on KRaft, "
+                                    "and reach the controllers on CONTROLPLANE)"),
     ("replicate-over-certificates", KAFKA, "brokers replicate over REPLICATION"),
     ("broker-listener-removed", KAFKA, "brokers close the BROKER listener and drop their SCRAM login"),
+    ("controller-listener-removed", CONTROLLER, "controllers close the CONTROLLER listener and its PLAIN login"),
     ("old-passwords-deleted", CLUSTER, "the members' and the old admin's SCRAM credentials are deleted"),
 )
 STEP_NAMES, KINDS, _WHAT = step_table(STEPS)
-CONTROLLER_STEPS = tuple(name for name in STEP_NAMES if name in (
-    "controlplane-listener", "quorum-over-certificates", "brokers-reach-controlplane", "controller-listener-removed"))
-# The steps secure_cluster.yml imports after its secure steps: the controllers' come with the KRaft conversion
-PLAYBOOK_STEPS = tuple(name for name in STEP_NAMES if name not in CONTROLLER_STEPS)
+CONTROLLER_STEPS = tuple(name for name in STEP_NAMES if KINDS[name] == CONTROLLER)
 
 CONFIG_KEYS = ("listeners", "listener.security.protocol.map", "inter.broker.listener.name", "controller.listener.names")
 
@@ -47,14 +45,13 @@ CONFIG_KEYS = ("listeners", "listener.security.protocol.map", "inter.broker.list
 def broker_steps(config):
     """The steps a broker's configuration has done."""
     listeners, done = _listener_protocols(config), set()
-    if NEW_BROKER in listeners:
+    quorum = config.get("controller.listener.names", "").split(",")[0]  # a KRaft broker's
+    if NEW_BROKER in listeners and quorum in ("", NEW_QUORUM):
         done.add("replication-listener")
     if config.get("inter.broker.listener.name") == NEW_BROKER:
         done.add("replicate-over-certificates")
     if listeners and OLD_BROKER not in listeners:
         done.add("broker-listener-removed")
-    if config.get("controller.listener.names", "").split(",")[0] == NEW_QUORUM:
-        done.add("brokers-reach-controlplane")
     return done
 
 
@@ -80,10 +77,12 @@ def _running(kind, state):
 
 
 # The previous layout's passwords the inventory must still hold for the steps that use them: the members' login while
-# a step renders the BROKER listener, the kit's old admin login until every broker opens REPLICATION.
+# a step renders the BROKER or the CONTROLLER listener (or a broker's login to it), the kit's old admin login until
+# every broker opens REPLICATION.
 NEEDS = {
-    "kafka_inter_broker_sasl_password": ("replication-listener", "replicate-over-certificates"),
-    "kafka_client_sasl_password": ("replication-listener",),
+    "kafka_inter_broker_sasl_password": ("controlplane-listener", "quorum-over-certificates", "replication-listener",
+                                         "replicate-over-certificates"),
+    "kafka_client_sasl_password": ("controlplane-listener", "quorum-over-certificates", "replication-listener"),
 }
 
 
@@ -106,11 +105,6 @@ def conversion_plan(brokers, controllers, old_credentials, inventory_has=()):
             done.append(name)
     refusals = _out_of_order(steps, done, brokers, controllers)
     todo = [s for s in steps if s not in done]
-    if any(s in CONTROLLER_STEPS for s in todo):
-        refusals.append(refusal("identity-kraft-conversion", (
-            "Refusing: the KRaft controllers still run the previous layout's CONTROLLER listener (a PLAIN password). "
-            "This version moves a ZooKeeper-mode cluster's members to certificates; a KRaft cluster of the previous "
-            "layout is not converted by it yet (docs/runbooks/credentials.md). Nothing changed.")))
     for variable, steps_using in NEEDS.items():
         using = [s for s in todo if s in steps_using]
         if using and variable not in inventory_has:
@@ -166,30 +160,38 @@ def after_secure_steps(secure_plan, brokers, controllers, old_credentials, inven
 
 
 def role_settings(steps):
-    """The role variables a host renders once `steps` are done (given to the roles while a step is taken), and the
-    exposures among them the run accepts on purpose."""
+    """The role variables each kind of host renders once `steps` are done (given to the roles while a step is taken)."""
     steps = set(steps)
     kafka = {
         "kafka_previous_broker_listener": "broker-listener-removed" not in steps,
         "kafka_inter_broker_listener": NEW_BROKER if "replicate-over-certificates" in steps else OLD_BROKER,
+        "kafka_quorum_listener": NEW_QUORUM if "replication-listener" in steps else OLD_QUORUM,
     }
-    return {KAFKA: kafka, "accepted": accepted_exposures(kafka)}
+    controller = {
+        "kafka_previous_controller_listener": "controller-listener-removed" not in steps,
+        "kafka_quorum_listener": NEW_QUORUM if "quorum-over-certificates" in steps else OLD_QUORUM,
+    }
+    return {KAFKA: kafka, CONTROLLER: controller}
 
 
-def kit_connection(done):
-    """How the kit's own clients (the gates, kafka_access) reach the brokers while the next step rolls, given the
-    steps done on every host before it: the previous admin's SCRAM login on CLIENT (the inventory's
-    kafka_client_sasl_*) until every broker opens REPLICATION, then the admin certificate there."""
-    return {"kafka_client_security_protocol": "SSL" if "replication-listener" in set(done) else "SASL_SSL"}
+def kit_connection(done, quorum_listener):
+    """How the kit's own clients reach the cluster while the next step rolls, given the steps done on every host
+    before it: the brokers with the previous admin's SCRAM login on CLIENT (the inventory's kafka_client_sasl_*) until
+    every broker opens REPLICATION, then with the admin certificate there; the controllers (the controllers' roll,
+    with the tool settings each controller has from this step on) on the listener they name first (quorum_listener)."""
+    return {"kafka_client_security_protocol": "SSL" if "replication-listener" in set(done) else "SASL_SSL",
+            "kafka_quorum_listener": quorum_listener}
 
 
 def step_settings(name):
     """What secure_cluster.yml gives the hosts while it takes step `name` (every step before it is done): the
-    variables of the step's hosts and the kit's connection (of the steps before it)."""
+    variables of the step's hosts and the kit's connection."""
     index = STEP_NAMES.index(name)
     settings = role_settings(STEP_NAMES[:index + 1])
-    hosts = dict(settings.get(KINDS[name], {}), kafka_security_exposures_accepted=settings["accepted"])
-    return {"kind": KINDS[name], "hosts": hosts, "kit": kit_connection(STEP_NAMES[:index])}
+    own = settings.get(KINDS[name], {})
+    hosts = dict(own, kafka_security_exposures_accepted=accepted_exposures(own))
+    return {"kind": KINDS[name], "hosts": hosts,
+            "kit": kit_connection(STEP_NAMES[:index], settings[CONTROLLER]["kafka_quorum_listener"])}
 
 
 def describe(name):

@@ -79,8 +79,6 @@ RULES = {
     "password-too-weak": "a password shorter than 16 characters or published is refused",
     # Members by certificate, from the previous layout (kafka_identity_conversion.py)
     "identity-step-order": "the move to member certificates refuses a host that took a step without the ones before it",
-    "identity-kraft-conversion": "the move to member certificates refuses KRaft controllers of the previous layout "
-                                 "(not built yet)",
     "identity-replication-listener-kept": "a roll never closes the listener a broker replicates over (site.yml on "
                                           "a cluster of the previous layout)",
     "identity-previous-login-missing": "the move to member certificates refuses a step whose previous-layout "

@@ -29,6 +29,10 @@ EXPOSURES = {
     "kafka_previous_broker_listener": (True, (
         "the previous layout's BROKER listener: a broker's SCRAM password (kafka_inter_broker_sasl_password) makes a "
         "super user there; only while secure_cluster.yml moves the members to certificates")),
+    "kafka_previous_controller_listener": (True, (
+        "the previous layout's CONTROLLER listener: the members' PLAIN password (kafka_inter_broker_sasl_password) "
+        "makes a super user on the KRaft controllers; only while secure_cluster.yml moves the members to "
+        "certificates")),
     "zookeeper_admin_server_enabled": (True, (
         "ZooKeeper's HTTP admin server answers anyone who reaches zookeeper_admin_server_port, without TLS or a "
         "login")),

@@ -2,14 +2,16 @@
 other with one SCRAM password on a BROKER listener, the kit as kafkaops-admin with a password) to member
 certificates, under an acks=all canary, without loss (docs/runbooks/credentials.md, "From the previous layout").
 
-On a fresh lab: the cluster as the previous roles deployed it (git archive PREVIOUS_COMMIT, ZooKeeper mode); site.yml
-must be refused (it would close the BROKER listener in one roll) and change nothing; a canary topic, and the canary
-writes as the old admin login on CLIENT while secure_cluster.yml takes the steps up to
-broker-listener-removed (each run followed by the same command, which must change nothing; a before snapshot after
-the first step, once the validator's principal exists); then, the canary stopped, the last step deletes the old
-SCRAM users, and the old logins must be refused on CLIENT; rotate_credentials.yml moves the ZooKeeper login off the
-previous layout's password (generation 0). After that the inventory needs none of the previous layout's passwords:
-site.yml must change nothing, tests/integration/test_security.py must pass, and the Spark validator checks the ledger.
+On a fresh lab: the cluster as the previous roles deployed it (git archive PREVIOUS_COMMIT);
+site.yml must be refused (it would close the BROKER listener in one roll) and change nothing; a canary topic, and
+the canary writes as the old admin login on CLIENT while secure_cluster.yml takes every step that rolls (each run
+followed by the same command, which must change nothing; a before snapshot after the first step, once the
+validator's principal exists); then, the canary stopped, the last step deletes the old SCRAM users, and the old
+logins must be refused on CLIENT; rotate_credentials.yml moves the ZooKeeper login off the previous layout's
+password (generation 0). With --kraft the same on a KRaft cluster of the previous layout (the controllers' steps
+first, their CONTROLLER listener closed after the brokers' BROKER, still under the canary; no ZooKeeper). After that
+the inventory needs none of the previous layout's passwords: site.yml must change nothing,
+tests/integration/test_security.py must pass, and the Spark validator checks the ledger.
 
 The previous layout's passwords are the lab's own (its secrets dir, where the previous inventory's lookups made
 them); the drill gives them to the playbooks in an extra-vars file (0600), never on a command line.
@@ -20,6 +22,7 @@ lost record. Prints the figures and writes them to .cache/drills/convert-previou
 Run: python tests/drills/convert_previous_layout.py   (part of make security-drills; takes the lab down and up)
 """
 
+import argparse
 import json
 import os
 import shutil
@@ -35,12 +38,15 @@ from lab import ansible, config
 from lab.traffic import logs_in
 
 PREVIOUS_COMMIT = "4cee222"  # the last commit whose roles deploy the previous layout (members by password)
-WORK = drill.REPO / ".cache" / "drills" / "convert-previous-layout"
 RATE = 200  # canary records per second
 # The previous inventory's password lookups (its group_vars/all.yml) -> the variables that hold them now
 PREVIOUS_PASSWORDS = {"kafka-broker": "kafka_inter_broker_sasl_password",
                       "kafkaops-admin": "kafka_client_sasl_password",
                       "zookeeper-kafka": "zookeeper_sasl_password"}
+
+
+NAME = "convert-previous-layout"
+WORK = drill.REPO / ".cache" / "drills" / NAME  # with --kraft: NAME-kraft
 
 
 def run(command, cwd=drill.REPO, env=None):
@@ -55,10 +61,11 @@ def forget_zookeeper_login_generations():
             path.unlink()
 
 
-def previous_passwords_file():
+def previous_passwords_file(kraft):
     """The extra-vars file (0600) with the previous layout's passwords and the old admin's name."""
     path = WORK / "previous-passwords.json"
-    values = {var: (config.SECRETS / name).read_text().strip() for name, var in PREVIOUS_PASSWORDS.items()}
+    values = {var: (config.SECRETS / name).read_text().strip() for name, var in PREVIOUS_PASSWORDS.items()
+              if not (kraft and var.startswith("zookeeper"))}
     path.touch(mode=0o600)
     path.write_text(json.dumps(values | {"kafka_client_sasl_username": "kafkaops-admin"}))
     return f"@{path}"
@@ -76,11 +83,21 @@ def convert(label, *extra):
 
 
 def main():
+    global WORK
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kraft", action="store_true", help="a KRaft cluster of the previous layout (its controllers "
+                                                             "on CONTROLLER with the PLAIN login)")
+    kraft = parser.parse_args().kraft
+    name = f"{NAME}-kraft" if kraft else NAME
+    WORK = WORK.with_name(name)
+    if kraft:
+        os.environ["KAFKAOPS_LAB_METADATA_MODE"] = "kraft"  # the lab inventory's mode, for the old roles and the new
     started = time.monotonic()
     drill.fresh_lab(WORK)
-    forget_zookeeper_login_generations()
+    if not kraft:
+        forget_zookeeper_login_generations()
     figures = {"previous_deploy_s": round(drill.deploy_roles_of(PREVIOUS_COMMIT, WORK, WORK / "logs")), "runs": []}
-    previous = previous_passwords_file()
+    previous = previous_passwords_file(kraft)
     old_admin = old_login_config(previous)
     old_member = old_admin | {"sasl.username": "kafka-broker",
                               "sasl.password": (config.SECRETS / "kafka-broker").read_text().strip()}
@@ -99,8 +116,8 @@ def main():
         time.sleep(10)  # data in every partition
         figures["runs"].append(convert("replication-listener", "-e", previous, "-e", "stop_after=replication-listener"))
         run(["ansible-playbook", "playbooks/snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}", "-e", previous])
-        figures["runs"].append(convert("up to broker-listener-removed", "-e", previous,
-                                       "-e", "stop_after=broker-listener-removed"))
+        last_roll = "controller-listener-removed" if kraft else "broker-listener-removed"
+        figures["runs"].append(convert(f"up to {last_roll}", "-e", previous, "-e", f"stop_after={last_roll}"))
     finally:
         assert canary.stop() == 0, "canary: records never reported"
     figures["canary"] = canary.summary()
@@ -109,9 +126,10 @@ def main():
     figures["runs"].append(convert("old-passwords-deleted", "-e", previous))
     figures["old_logins_accepted"] = [name for name, conf in (("kafkaops-admin", old_admin),
                                                               ("kafka-broker", old_member)) if logs_in(conf)]
-    _, seconds = run(["ansible-playbook", "playbooks/rotate_credentials.yml", "-e", "credentials=zookeeper",
-                      "-e", previous])
-    figures["runs"].append({"run": "rotate_credentials.yml -e credentials=zookeeper", "seconds": round(seconds)})
+    if not kraft:
+        _, seconds = run(["ansible-playbook", "playbooks/rotate_credentials.yml", "-e", "credentials=zookeeper",
+                          "-e", previous])
+        figures["runs"].append({"run": "rotate_credentials.yml -e credentials=zookeeper", "seconds": round(seconds)})
 
     # From here on the inventory holds none of the previous layout's passwords
     site, _ = run(["ansible-playbook", "playbooks/site.yml"])
@@ -133,7 +151,7 @@ def main():
         if security_tests.returncode else []
     os.unlink(previous[1:])
     shutil.rmtree(WORK / f"roles-{PREVIOUS_COMMIT}", ignore_errors=True)
-    drill.finish("convert-previous-layout", figures, problems,
+    drill.finish(name, figures, problems,
                  "nothing lost, no failed send, the old logins refused, every rerun and site.yml changed nothing")
 
 

@@ -60,10 +60,22 @@ def test_a_broker_a_step_ahead_of_the_others_is_refused():
     assert "kafka3 runs 'replicate-over-certificates'" in plan["refusals"][0]["message"]
 
 
-def test_a_kraft_cluster_of_the_previous_layout_is_refused_until_its_conversion_is_built():
-    brokers = hosts("kafka", dict(OLD_BROKER, **{"controller.listener.names": "CONTROLLER"}))
-    plan = plan_of(brokers, hosts("ctrl", OLD_CONTROLLER), ["kafka-broker"])
-    assert [r["rule"] for r in plan["refusals"]] == ["identity-kraft-conversion"] and plan["todo"] == []
+def test_a_kraft_cluster_moves_its_quorum_first_and_closes_controller_once_no_broker_uses_it():
+    old_brokers = hosts("kafka", dict(OLD_BROKER, **{"controller.listener.names": "CONTROLLER"}))
+    plan = plan_of(old_brokers, hosts("ctrl", OLD_CONTROLLER), ["kafka-broker"])
+    assert plan["todo"] == list(conv.STEP_NAMES) and plan["refusals"] == []
+    # REPLICATION open but the brokers still on CONTROLLER: not the step that opens it
+    both = hosts("kafka", dict(BOTH, **{"controller.listener.names": "CONTROLLER"}))
+    quorum_moved = hosts("ctrl", dict(NEW_CONTROLLER, **{
+        "listeners": "CONTROLPLANE://:9090,CONTROLLER://:9095",
+        "listener.security.protocol.map": "CONTROLPLANE:SSL,CONTROLLER:SASL_SSL",
+        "controller.listener.names": "CONTROLPLANE,CONTROLLER"}))
+    assert plan_of(both, quorum_moved, ["kafka-broker"])["done"] == ["controlplane-listener",
+                                                                     "quorum-over-certificates"]
+    # a controller closing CONTROLLER while brokers still reach it there is refused
+    early = hosts("ctrl", dict(NEW_CONTROLLER), ctrl1=quorum_moved["ctrl1"]["config"])
+    refused = plan_of(old_brokers, early, ["kafka-broker"])
+    assert [r["rule"] for r in refused["refusals"]] == ["identity-step-order", "identity-step-order"]
     done = plan_of(hosts("kafka", dict(NEW_BROKER, **{"controller.listener.names": "CONTROLPLANE"})),
                    hosts("ctrl", NEW_CONTROLLER), [])
     assert done == {"refusals": [], "done": list(conv.STEP_NAMES), "todo": []}
@@ -89,17 +101,30 @@ def test_a_step_whose_previous_password_left_the_inventory_is_refused():
 
 def test_each_step_renders_the_previous_listener_until_it_closes_and_the_kit_moves_to_its_certificate():
     assert conv.step_settings("replication-listener") == {
-        "kind": "kafka", "kit": {"kafka_client_security_protocol": "SASL_SSL"},
+        "kind": "kafka", "kit": {"kafka_client_security_protocol": "SASL_SSL", "kafka_quorum_listener": "CONTROLPLANE"},
         "hosts": {"kafka_previous_broker_listener": True, "kafka_inter_broker_listener": "BROKER",
+                  "kafka_quorum_listener": "CONTROLPLANE",
                   "kafka_security_exposures_accepted": ["kafka_previous_broker_listener"]}}
     assert conv.step_settings("replicate-over-certificates")["hosts"]["kafka_inter_broker_listener"] == "REPLICATION"
-    assert conv.step_settings("replicate-over-certificates")["kit"] == {"kafka_client_security_protocol": "SSL"}
+    assert conv.step_settings("replicate-over-certificates")["kit"]["kafka_client_security_protocol"] == "SSL"
     closed = conv.step_settings("broker-listener-removed")
     assert closed["hosts"] == {"kafka_previous_broker_listener": False, "kafka_inter_broker_listener": "REPLICATION",
+                               "kafka_quorum_listener": "CONTROLPLANE",
                                "kafka_security_exposures_accepted": []}
     assert conv.step_settings("old-passwords-deleted") == {
-        "kind": "cluster", "kit": {"kafka_client_security_protocol": "SSL"},
+        "kind": "cluster", "kit": {"kafka_client_security_protocol": "SSL", "kafka_quorum_listener": "CONTROLPLANE"},
         "hosts": {"kafka_security_exposures_accepted": []}}
+
+
+def test_the_controllers_keep_controller_open_while_they_move_the_quorum_and_the_kit_follows_their_tools():
+    first = conv.step_settings("controlplane-listener")
+    assert first["hosts"] == {"kafka_previous_controller_listener": True, "kafka_quorum_listener": "CONTROLLER",
+                              "kafka_security_exposures_accepted": ["kafka_previous_controller_listener"]}
+    assert first["kit"] == {"kafka_client_security_protocol": "SASL_SSL", "kafka_quorum_listener": "CONTROLLER"}
+    second = conv.step_settings("quorum-over-certificates")
+    assert second["hosts"]["kafka_quorum_listener"] == "CONTROLPLANE" == second["kit"]["kafka_quorum_listener"]
+    last = conv.step_settings("controller-listener-removed")
+    assert last["hosts"]["kafka_previous_controller_listener"] is False
 
 
 def test_secure_cluster_plans_the_move_after_its_secure_steps_up_to_stop_after():
@@ -110,8 +135,7 @@ def test_secure_cluster_plans_the_move_after_its_secure_steps_up_to_stop_after()
     assert plan["todo"] == ["replication-listener", "replicate-over-certificates"]
     assert plan["left_after"] == ["broker-listener-removed", "old-passwords-deleted"]
     assert plan["after"] == "Kafka: x. Members: the previous layout's passwords still work."
-    assert plan["plan"][0] == ("replication-listener (kafka): brokers open the REPLICATION listener (certificates) "
-                               "beside BROKER")
+    assert plan["plan"][0].startswith("replication-listener (kafka): brokers open the REPLICATION listener")
     done = conv.after_secure_steps(secured, hosts("kafka", NEW_BROKER), {}, [], PASSWORDS)
     assert (done["todo"], done["after"]) == ([], "Kafka: x. Members: by certificate.")
     assert not conv.previous_users_readable(hosts("kafka", BOTH)) and conv.previous_users_readable(

@@ -68,7 +68,7 @@ def test_every_step_import_names_its_entry_point():
 
 def test_secure_cluster_imports_one_step_each_in_the_order_of_the_step_list():
     steps = [p["vars"]["secure_step"] for p in _plays("secure_cluster.yml") if "secure_step" in p.get("vars", {})]
-    assert tuple(steps) == kafka_secure_conversion.STEP_NAMES + kafka_identity_conversion.PLAYBOOK_STEPS
+    assert tuple(steps) == kafka_secure_conversion.STEP_NAMES + kafka_identity_conversion.STEP_NAMES
 
 
 def test_rotate_ca_imports_one_phase_play_per_phase():
