@@ -8,7 +8,7 @@ KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
 .PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
 	test test-long test-kraft test-migration lint unit molecule \
-	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration
+	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration bench-sandbox
 
 setup: host-packages venv collection-link kafka-archive spark-jars
 
@@ -172,3 +172,7 @@ bench-validator: setup
 bench-security: setup
 	python bench/security.py
 	python bench/rolling_restart.py
+
+# systemd-analyze security of every unit the kit runs on the deployed lab (read only).
+bench-sandbox: setup
+	python bench/systemd_security.py

@@ -2,7 +2,7 @@
 exposed) and its verdict for kafka.service on the brokers, zookeeper.service on the ZooKeeper members and
 kafka-controller.service on the KRaft controllers, wherever the unit runs.
 
-Run: .venv/bin/python bench/systemd_security.py   (on a deployed lab: make deploy; read only)
+Run: make bench-sandbox   (on a deployed lab: make deploy; read only)
 """
 
 import pathlib
