@@ -175,14 +175,17 @@ def _out_of_order(kind, hosts):
 def conversion_plan(brokers, zookeepers, znode_acls=None, remove_plaintext=False, stop_after=None):
     """Which steps are done, which are left and which this run takes.
 
-    brokers / zookeepers: {host: state} (see the module's docstring); znode_acls: the ACL_PROBES' ACLs
-    (None: not read, because not every broker sets ACLs yet); stop_after: the last step this run takes.
+    brokers / zookeepers: {host: state} (see the module's docstring; zookeepers None: a KRaft cluster); znode_acls:
+    the ACL_PROBES' ACLs (None: not read, because not every broker sets ACLs yet); stop_after: the last step this run
+    takes.
     Returns refusals, done, todo (in order, this run's), left_after (steps not taken by this run) and the
     sentence that says what the cluster accepts after it."""
     if stop_after is not None and stop_after not in STEP_NAMES:
         return {"refusals": [refusal("secure-unknown-step", (
             f"Refusing: stop_after={stop_after!r} is not a step; the steps are {', '.join(STEP_NAMES)}."))],
             "done": [], "todo": [], "left_after": [], "after": ""}
+    if zookeepers is None:
+        return _kraft_plan(brokers)
     hosts = {KAFKA: brokers, ZOOKEEPER: zookeepers}
     refusals = _out_of_order(KAFKA, brokers) + _out_of_order(ZOOKEEPER, zookeepers)
     if stop_after in PLAINTEXT_REMOVAL and not remove_plaintext:
@@ -203,6 +206,19 @@ def conversion_plan(brokers, zookeepers, znode_acls=None, remove_plaintext=False
     todo = left[:left.index(stop_after) + 1] if stop_after in left else ([] if stop_after in done else left)
     return {"refusals": refusals, "done": done, "todo": todo, "left_after": left[len(todo):],
             "after": after_sentence(done + todo)}
+
+
+def _kraft_plan(brokers):
+    """A KRaft cluster has no secure steps to take: the kit deploys it secured (its open clusters are converted in
+    ZooKeeper mode, before a migration). One of whose brokers has no SASL_SSL listener is refused."""
+    refusals = [] if brokers else [refusal("secure-no-hosts", "Refusing: the inventory names no brokers.")]
+    open_brokers = sorted(host for host, state in brokers.items()
+                          if "secure-listeners" not in broker_steps(state["config"]))
+    if open_brokers:
+        refusals.append(refusal("secure-open-kraft", (
+            f"Refusing: {', '.join(open_brokers)} run(s) KRaft mode without a secured listener. secure_cluster.yml "
+            "secures open clusters in ZooKeeper mode (before their migration to KRaft); nothing changed.")))
+    return {"refusals": refusals, "done": [], "todo": [], "left_after": [], "after": "Kafka clients: SASL_SSL (SCRAM)."}
 
 
 def after_sentence(steps):

@@ -41,6 +41,8 @@ RULES = {
                                            "remove_plaintext=true",
     "secure-step-order": "secure_cluster.yml refuses a host that took a step without the ones before it",
     "secure-no-hosts": "secure_cluster.yml refuses an inventory without brokers or ZooKeeper members",
+    "secure-open-kraft": "secure_cluster.yml refuses an open KRaft cluster (it secures open clusters in ZooKeeper "
+                         "mode)",
     # Rotating the CA (kafka_ca_rotation.py)
     "rotate-unknown-phase": "rotate_ca.yml refuses a stop_after that names no phase",
     "rotate-same-ca": "rotate_ca.yml refuses a next CA that is the CA in use while hosts are not on it alone",

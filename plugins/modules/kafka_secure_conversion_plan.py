@@ -25,9 +25,10 @@ options:
     type: dict
     required: true
   zookeepers:
-    description: Inventory host -> C({config, restart_pending}) of every member (zookeeper_running_config).
+    description:
+      - Inventory host -> C({config, restart_pending}) of every member (zookeeper_running_config); null on a KRaft
+        cluster, which has no secure steps to take (the kit deploys it secured).
     type: dict
-    required: true
   controllers:
     description:
       - Inventory host -> C({config, restart_pending}) of every deployed KRaft controller
@@ -168,7 +169,7 @@ def main():
         argument_spec=dict(
             CONNECTION_ARGS,
             brokers=dict(type="dict", required=True),
-            zookeepers=dict(type="dict", required=True),
+            zookeepers=dict(type="dict"),
             controllers=dict(type="dict", default={}),
             previous_users=dict(type="list", elements="str", default=[]),
             previous_passwords=dict(type="list", elements="str", default=[], no_log=False),
@@ -176,7 +177,8 @@ def main():
             stop_after=dict(type="str")),
         supports_check_mode=True)
     p = module.params
-    brokers, zookeepers = _states(p["brokers"]), _states(p["zookeepers"])
+    brokers = _states(p["brokers"])
+    zookeepers = None if p["zookeepers"] is None else _states(p["zookeepers"])
     acls = None
     if conversion.brokers_set_acls(brokers):
         paths = conversion.ACL_PROBES + ((conversion.CHROOT,) if has_chroot(p) else ())
@@ -195,7 +197,7 @@ def main():
     else:
         plan["plan"] = [conversion.describe(name) for name in plan["todo"]]
     kinds = dict(conversion.KINDS, **identity.KINDS)
-    hosts = {conversion.KAFKA: sorted(brokers), conversion.ZOOKEEPER: sorted(zookeepers),
+    hosts = {conversion.KAFKA: sorted(brokers), conversion.ZOOKEEPER: sorted(zookeepers or {}),
              identity.CONTROLLER: sorted(controllers), identity.CLUSTER: []}
     module.exit_json(changed=False, kinds=kinds, groups=conversion.step_groups(plan["todo"], hosts, kinds), **plan)
 

@@ -241,3 +241,13 @@ def test_each_step_of_this_run_gets_a_group_of_its_kind_and_the_controller():
     assert conv.step_groups(["secure-inter-broker", "zookeeper-tls-ports"], hosts) == {
         "secure_step_secure-inter-broker": ["kafka1", "kafka2", "localhost"],
         "secure_step_zookeeper-tls-ports": ["zk1", "localhost"]}
+
+
+def test_a_kraft_cluster_has_no_secure_step_and_an_open_one_is_refused():
+    secured = {"listeners": "CLIENT://:9093,REPLICATION://:9091",
+               "listener.security.protocol.map": "CLIENT:SASL_SSL,REPLICATION:SSL", "process.roles": "broker"}
+    plan = conv.conversion_plan(_brokers(secured), None)
+    assert (plan["refusals"], plan["todo"], plan["left_after"]) == ([], [], [])
+    refused = conv.conversion_plan(_brokers(secured, kafka2={"config": OPEN_BROKER}), None)
+    assert [r["rule"] for r in refused["refusals"]] == ["secure-open-kraft"]
+    assert refused["refusals"][0]["message"].startswith("Refusing: kafka2 run(s) KRaft mode")
