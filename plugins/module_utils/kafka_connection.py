@@ -96,7 +96,7 @@ def is_permanent(exc):
 
 def admin_config(params):
     """The librdkafka configuration for the connection parameters: the SASL options only with a SASL
-    protocol, the SSL ones only with an SSL protocol, unset options left out."""
+    protocol, the CA with a TLS protocol, the client certificate with SSL alone, unset options left out."""
     protocol = params["security_protocol"]
     conf = {
         "bootstrap.servers": params["bootstrap_servers"],
@@ -108,9 +108,11 @@ def admin_config(params):
         optional.update({"sasl.mechanism": "sasl_mechanism", "sasl.username": "sasl_username",
                          "sasl.password": "sasl_password"})
     if "SSL" in protocol:
-        optional.update({"ssl.ca.location": "ssl_ca_location", "ssl.certificate.location": "ssl_certificate_location",
-                         "ssl.key.location": "ssl_key_location"})
+        optional["ssl.ca.location"] = "ssl_ca_location"
         conf["ssl.endpoint.identification.algorithm"] = "https"  # librdkafka's default since 2.0: said, not assumed
+    if protocol == "SSL":  # the certificate is the login; with SASL the password is (no listener asks for both)
+        optional.update({"ssl.certificate.location": "ssl_certificate_location",
+                         "ssl.key.location": "ssl_key_location"})
     conf.update({key: params[name] for key, name in optional.items() if params.get(name)})
     return conf
 

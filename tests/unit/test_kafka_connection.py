@@ -65,6 +65,12 @@ def test_java_properties_carry_a_client_certificate_as_pem_text(tmp_path):
     text = kafka_connection.properties_text(props)
     assert "ssl.keystore.key=-----BEGIN PRIVATE KEY-----\\nKEY\\n-----END PRIVATE KEY-----\n" in text
     assert len(text.splitlines()) == len(props)
+    # a SASL login takes no certificate (a kit between two layouts has its password before its certificate)
+    sasl = kafka_connection.admin_config(_params(security_protocol="SASL_SSL", ssl_ca_location="/etc/ca.pem",
+                                                 ssl_certificate_location="/nowhere/chain.pem",
+                                                 ssl_key_location="/nowhere/key.pem"))
+    assert "ssl.certificate.location" not in sasl and "ssl.keystore.key" not in kafka_connection.java_client_properties(
+        sasl)
 
 
 def test_a_broker_without_a_plaintext_listener_is_found_at_its_first_advertised_listener():
