@@ -128,8 +128,7 @@ def replication_listener_refusal(host, running_inter_broker, listeners):
         "roll: the brokers restarted and those not yet could not replicate from each other. "
         + ("It runs the previous layout (members logging in with a password): playbooks/secure_cluster.yml moves it "
            "to member certificates step by step (docs/runbooks/credentials.md)." if running_inter_broker == OLD_BROKER
-           else "Move replication to another listener first (kafka_inter_broker_listener), then close this one.")
-        + " Nothing changed."))
+           else "Move replication to another listener first (kafka_inter_broker_listener), then close this one.")))
 
 
 def follows(secure_plan):
