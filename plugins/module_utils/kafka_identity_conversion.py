@@ -150,6 +150,8 @@ def after_secure_steps(secure_plan, brokers, controllers, old_credentials, inven
     todo = moved["todo"]
     if stop_after in todo:
         todo = todo[:todo.index(stop_after) + 1]
+    elif stop_after in moved["done"]:
+        todo = []  # a rerun of a run that stopped there takes nothing
     left = moved["todo"][len(todo):]
     members = ("by certificate" if not moved["refusals"] and not left
                else "the previous layout's passwords still work")

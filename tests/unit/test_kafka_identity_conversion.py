@@ -136,6 +136,9 @@ def test_secure_cluster_plans_the_move_after_its_secure_steps_up_to_stop_after()
     assert plan["left_after"] == ["broker-listener-removed", "old-passwords-deleted"]
     assert plan["after"] == "Kafka: x. Members: the previous layout's passwords still work."
     assert plan["plan"][0].startswith("replication-listener (kafka): brokers open the REPLICATION listener")
+    rerun = conv.after_secure_steps(secured, hosts("kafka", BOTH), {}, None, PASSWORDS,
+                                    stop_after="replication-listener")
+    assert (rerun["todo"], rerun["left_after"][0]) == ([], "replicate-over-certificates")
     done = conv.after_secure_steps(secured, hosts("kafka", NEW_BROKER), {}, [], PASSWORDS)
     assert (done["todo"], done["after"]) == ([], "Kafka: x. Members: by certificate.")
     assert not conv.previous_users_readable(hosts("kafka", BOTH)) and conv.previous_users_readable(
