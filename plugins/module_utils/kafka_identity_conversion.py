@@ -17,14 +17,18 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_secure_conv
 )
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
 
-KAFKA, CONTROLLER, CLUSTER = "kafka", "controller", "cluster"
+KAFKA, CONTROLLER, ZOOKEEPER, CLUSTER = "kafka", "controller", "zookeeper", "cluster"
 OLD_BROKER, NEW_BROKER = "BROKER", "REPLICATION"
 OLD_QUORUM, NEW_QUORUM = "CONTROLLER", "CONTROLPLANE"
 
 # (name, kind of host it changes, what it does), in the only safe order. On a ZooKeeper cluster the controller steps
-# do not apply. On KRaft the brokers reach the controllers on CONTROLPLANE from the step that opens REPLICATION (both
-# are their certificates' first use); the controllers close CONTROLLER once no broker uses it.
+# do not apply, on KRaft the ZooKeeper ones. On KRaft the brokers reach the controllers on CONTROLPLANE from the
+# step that opens REPLICATION (both are their certificates' first use); the controllers close CONTROLLER once no
+# broker uses it.
 STEPS = (
+    ("zookeeper-tls-both", ZOOKEEPER,
+     "ZooKeeper members take this layout's settings (a login required) accepting TLS 1.2 beside 1.3, which the "
+     "previous layout's members speak to each other"),
     ("controlplane-listener", CONTROLLER,
      "controllers open the CONTROLPLANE listener (certificates) beside CONTROLLER"),
     ("quorum-over-certificates", CONTROLLER,
@@ -34,10 +38,12 @@ STEPS = (
     ("replicate-over-certificates", KAFKA, "brokers replicate over REPLICATION"),
     ("broker-listener-removed", KAFKA, "brokers close the BROKER listener and drop their SCRAM login"),
     ("controller-listener-removed", CONTROLLER, "controllers close the CONTROLLER listener and its PLAIN login"),
+    ("zookeeper-tls13-only", ZOOKEEPER, "ZooKeeper members accept TLS 1.3 alone (kafka_tls_protocols)"),
     ("old-passwords-deleted", CLUSTER, "the members' and the old admin's SCRAM credentials are deleted"),
 )
 STEP_NAMES, KINDS, _WHAT = step_table(STEPS)
 CONTROLLER_STEPS = tuple(name for name in STEP_NAMES if KINDS[name] == CONTROLLER)
+ZOOKEEPER_STEPS = tuple(name for name in STEP_NAMES if KINDS[name] == ZOOKEEPER)
 
 CONFIG_KEYS = ("listeners", "listener.security.protocol.map", "inter.broker.listener.name", "controller.listener.names")
 
@@ -68,8 +74,20 @@ def controller_steps(config):
     return done
 
 
-def _running(kind, state):
-    done = (broker_steps if kind == KAFKA else controller_steps)(state["config"])
+def zookeeper_steps(config, keep_tls12=False):
+    """The steps a ZooKeeper member's zoo.cfg has done (keep_tls12: the inventory's kafka_tls_protocols hold TLS 1.2,
+    so the member keeps it)."""
+    protocols = config.get("ssl.quorum.enabledProtocols")
+    if protocols is None:  # the previous layout's zoo.cfg names no TLS version
+        return set()
+    return {"zookeeper-tls-both"} | ({"zookeeper-tls13-only"} if keep_tls12 or "TLSv1.2" not in protocols else set())
+
+
+def _running(kind, state, keep_tls12=False):
+    if kind == ZOOKEEPER:
+        done = zookeeper_steps(state["config"], keep_tls12)
+    else:
+        done = (broker_steps if kind == KAFKA else controller_steps)(state["config"])
     if state.get("restart_pending"):
         latest = [name for name in STEP_NAMES if name in done and KINDS[name] == kind]
         done -= set(latest[-1:])
@@ -86,24 +104,26 @@ NEEDS = {
 }
 
 
-def conversion_plan(brokers, controllers, old_credentials, inventory_has=()):
+def conversion_plan(brokers, controllers, old_credentials, inventory_has=(), zookeepers=None, keep_tls12=False):
     """{"refusals", "done", "todo"}: the steps done on every host they apply to, and those left, in order.
 
-    brokers / controllers: {host: state} (no controllers: a ZooKeeper cluster, whose controller steps do not apply);
-    old_credentials: the SCRAM users of the previous layout still in the cluster (the members' and the old admin's),
-    None when not read (it is read once the brokers' BROKER listener is closed); inventory_has: which of NEEDS'
-    variables the inventory sets."""
-    steps = [s for s in STEP_NAMES if controllers or s not in CONTROLLER_STEPS]
+    brokers / controllers / zookeepers: {host: state} (no controllers: a ZooKeeper cluster, no zookeepers: a KRaft
+    one; the other kind's steps do not apply); old_credentials: the SCRAM users of the previous layout still in the
+    cluster (the members' and the old admin's), None when not read (it is read once the brokers' BROKER listener is
+    closed); inventory_has: which of NEEDS' variables the inventory sets; keep_tls12: the inventory's
+    kafka_tls_protocols hold TLS 1.2."""
+    hosts = {KAFKA: brokers, CONTROLLER: controllers or {}, ZOOKEEPER: zookeepers or {}}
+    steps = [s for s in STEP_NAMES if KINDS[s] in (KAFKA, CLUSTER) or hosts[KINDS[s]]]
     done = []
     for name in steps:
         if KINDS[name] == CLUSTER:
             finished = old_credentials == [] and "broker-listener-removed" in done
         else:
-            hosts = brokers if KINDS[name] == KAFKA else controllers
-            finished = bool(hosts) and all(name in _running(KINDS[name], s) for s in hosts.values())
+            finished = bool(hosts[KINDS[name]]) and all(
+                name in _running(KINDS[name], s, keep_tls12) for s in hosts[KINDS[name]].values())
         if finished:
             done.append(name)
-    refusals = _out_of_order(steps, done, brokers, controllers)
+    refusals = _out_of_order(steps, done, hosts, keep_tls12)
     todo = [s for s in steps if s not in done]
     for variable, steps_using in NEEDS.items():
         using = [s for s in todo if s in steps_using]
@@ -143,10 +163,11 @@ def previous_users_readable(brokers):
     return bool(brokers) and all("broker-listener-removed" in broker_steps(s["config"]) for s in brokers.values())
 
 
-def after_secure_steps(secure_plan, brokers, controllers, old_credentials, inventory_has, stop_after=None):
+def after_secure_steps(secure_plan, brokers, controllers, old_credentials, inventory_has, stop_after=None,
+                       zookeepers=None, keep_tls12=False):
     """secure_cluster.yml's plan once its secure steps are done: the move's steps (up to stop_after), in the secure
     plan's shape (refusals, done, todo, left_after, after, plan)."""
-    moved = conversion_plan(brokers, controllers, old_credentials, inventory_has)
+    moved = conversion_plan(brokers, controllers, old_credentials, inventory_has, zookeepers, keep_tls12)
     todo = moved["todo"]
     if stop_after in todo:
         todo = todo[:todo.index(stop_after) + 1]
@@ -172,7 +193,8 @@ def role_settings(steps):
         "kafka_previous_controller_listener": "controller-listener-removed" not in steps,
         "kafka_quorum_listener": NEW_QUORUM if "quorum-over-certificates" in steps else OLD_QUORUM,
     }
-    return {KAFKA: kafka, CONTROLLER: controller}
+    zookeeper = {"zookeeper_previous_tls12": "zookeeper-tls13-only" not in steps}
+    return {KAFKA: kafka, CONTROLLER: controller, ZOOKEEPER: zookeeper}
 
 
 def kit_connection(done, quorum_listener):
@@ -200,12 +222,12 @@ def describe(name):
     return f"{name} ({KINDS[name]}): {_WHAT[name]}"
 
 
-def _out_of_order(steps, done, brokers, controllers):
+def _out_of_order(steps, done, hosts, keep_tls12):
     """A host that runs a step while one before it is not done on every host is no state this plan makes."""
     refusals = []
-    for kind, hosts in ((KAFKA, brokers), (CONTROLLER, controllers)):
-        for host, state in sorted(hosts.items()):
-            running = _running(kind, state)
+    for kind in (ZOOKEEPER, CONTROLLER, KAFKA):
+        for host, state in sorted(hosts[kind].items()):
+            running = _running(kind, state, keep_tls12)
             for name in (s for s in steps if KINDS[s] == kind and s in running):
                 missing = [s for s in steps[:steps.index(name)] if s not in done and KINDS[s] != CLUSTER]
                 if missing:

@@ -63,7 +63,7 @@ CONFIG_KEYS = {
     KAFKA: ("listeners", "listener.security.protocol.map", "inter.broker.listener.name",
             "security.inter.broker.protocol", "zookeeper.ssl.client.enable", "zookeeper.set.acl",
             "controller.listener.names", "ssl.principal.mapping.rules"),
-    ZOOKEEPER: ("clientPort", "secureClientPort", "portUnification", "sslQuorum"),
+    ZOOKEEPER: ("clientPort", "secureClientPort", "portUnification", "sslQuorum", "ssl.quorum.enabledProtocols"),
     # a KRaft controller's controller.properties (the identity conversion and the admin certificate's rotation)
     "controller": ("listeners", "listener.security.protocol.map", "controller.listener.names",
                    "ssl.principal.mapping.rules"),

@@ -33,6 +33,9 @@ EXPOSURES = {
         "the previous layout's CONTROLLER listener: the members' PLAIN password (kafka_inter_broker_sasl_password) "
         "makes a super user on the KRaft controllers; only while secure_cluster.yml moves the members to "
         "certificates")),
+    "zookeeper_previous_tls12": (True, (
+        "ZooKeeper's ports also accept TLS 1.2, as the previous layout's members speak it; only while "
+        "secure_cluster.yml moves them")),
     "zookeeper_admin_server_enabled": (True, (
         "ZooKeeper's HTTP admin server answers anyone who reaches zookeeper_admin_server_port, without TLS or a "
         "login")),

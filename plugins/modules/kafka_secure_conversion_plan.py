@@ -49,6 +49,13 @@ options:
     type: list
     elements: str
     default: []
+  tls_protocols:
+    description:
+      - The TLS versions the inventory asks for (kafka_tls_protocols); with TLS 1.2 among them, ZooKeeper members
+        moved from the previous layout keep it.
+    type: list
+    elements: str
+    default: [TLSv1.3]
   remove_plaintext:
     description: Also take the steps that remove the PLAINTEXT listener and ZooKeeper's plaintext client port.
     type: bool
@@ -173,6 +180,7 @@ def main():
             controllers=dict(type="dict", default={}),
             previous_users=dict(type="list", elements="str", default=[]),
             previous_passwords=dict(type="list", elements="str", default=[], no_log=False),
+            tls_protocols=dict(type="list", elements="str", default=["TLSv1.3"]),
             remove_plaintext=dict(type="bool", default=False),
             stop_after=dict(type="str")),
         supports_check_mode=True)
@@ -193,7 +201,8 @@ def main():
     controllers = _states(p["controllers"])
     if identity.follows(plan):
         plan = identity.after_secure_steps(plan, brokers, controllers, _previous_users_left(
-            module, brokers, p["previous_users"]), p["previous_passwords"], stop_after)
+            module, brokers, p["previous_users"]), p["previous_passwords"], stop_after, zookeepers,
+            "TLSv1.2" in p["tls_protocols"])
     else:
         plan["plan"] = [conversion.describe(name) for name in plan["todo"]]
     kinds = dict(conversion.KINDS, **identity.KINDS)

@@ -116,7 +116,7 @@ def main():
         time.sleep(10)  # data in every partition
         figures["runs"].append(convert("replication-listener", "-e", previous, "-e", "stop_after=replication-listener"))
         run(["ansible-playbook", "playbooks/snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}", "-e", previous])
-        last_roll = "controller-listener-removed" if kraft else "broker-listener-removed"
+        last_roll = "controller-listener-removed" if kraft else "zookeeper-tls13-only"
         figures["runs"].append(convert(f"up to {last_roll}", "-e", previous, "-e", f"stop_after={last_roll}"))
     finally:
         assert canary.stop() == 0, "canary: records never reported"

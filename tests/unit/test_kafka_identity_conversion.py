@@ -63,7 +63,7 @@ def test_a_broker_a_step_ahead_of_the_others_is_refused():
 def test_a_kraft_cluster_moves_its_quorum_first_and_closes_controller_once_no_broker_uses_it():
     old_brokers = hosts("kafka", dict(OLD_BROKER, **{"controller.listener.names": "CONTROLLER"}))
     plan = plan_of(old_brokers, hosts("ctrl", OLD_CONTROLLER), ["kafka-broker"])
-    assert plan["todo"] == list(conv.STEP_NAMES) and plan["refusals"] == []
+    assert plan["todo"] == [s for s in conv.STEP_NAMES if s not in conv.ZOOKEEPER_STEPS] and plan["refusals"] == []
     # REPLICATION open but the brokers still on CONTROLLER: not the step that opens it
     both = hosts("kafka", dict(BOTH, **{"controller.listener.names": "CONTROLLER"}))
     quorum_moved = hosts("ctrl", dict(NEW_CONTROLLER, **{
@@ -78,7 +78,7 @@ def test_a_kraft_cluster_moves_its_quorum_first_and_closes_controller_once_no_br
     assert [r["rule"] for r in refused["refusals"]] == ["identity-step-order", "identity-step-order"]
     done = plan_of(hosts("kafka", dict(NEW_BROKER, **{"controller.listener.names": "CONTROLPLANE"})),
                    hosts("ctrl", NEW_CONTROLLER), [])
-    assert done == {"refusals": [], "done": list(conv.STEP_NAMES), "todo": []}
+    assert done == {"refusals": [], "done": [s for s in conv.STEP_NAMES if s not in conv.ZOOKEEPER_STEPS], "todo": []}
 
 
 def test_the_old_users_are_deleted_only_once_read_gone():
@@ -155,3 +155,28 @@ def test_a_roll_that_would_close_the_listener_a_broker_replicates_over_is_refuse
     assert conv.replication_listener_refusal("kafka1", None, ["CLIENT", "REPLICATION"]) is None  # a new host
     assert "Move replication" in conv.replication_listener_refusal("kafka1", "PLAINTEXT", ["CLIENT", "REPLICATION"])[
         "message"]
+
+
+OLD_ZOO = {"clientPort": "", "secureClientPort": "2182", "sslQuorum": "true"}
+BOTH_ZOO = dict(OLD_ZOO, **{"ssl.quorum.enabledProtocols": "TLSv1.3,TLSv1.2"})
+NEW_ZOO = dict(OLD_ZOO, **{"ssl.quorum.enabledProtocols": "TLSv1.3"})
+
+
+def test_a_zookeeper_ensemble_of_the_previous_layout_accepts_tls_1_2_until_every_member_speaks_1_3():
+    plan = plan_of(hosts("kafka", OLD_BROKER), {}, ["kafka-broker"])
+    assert plan["todo"][0] == "replication-listener"  # no ZooKeeper hosts given: no ZooKeeper step
+    moving = conv.conversion_plan(hosts("kafka", OLD_BROKER), {}, ["kafka-broker"], PASSWORDS, hosts("zk", OLD_ZOO))
+    assert moving["todo"] == ["zookeeper-tls-both", "replication-listener", "replicate-over-certificates",
+                              "broker-listener-removed", "zookeeper-tls13-only", "old-passwords-deleted"]
+    both = conv.conversion_plan(hosts("kafka", NEW_BROKER), {}, [], PASSWORDS, hosts("zk", BOTH_ZOO))
+    assert both["todo"] == ["zookeeper-tls13-only"]
+    kept = conv.conversion_plan(hosts("kafka", NEW_BROKER), {}, [], PASSWORDS, hosts("zk", BOTH_ZOO), keep_tls12=True)
+    assert kept["todo"] == []
+    done = conv.conversion_plan(hosts("kafka", NEW_BROKER), {}, [], PASSWORDS, hosts("zk", NEW_ZOO))
+    assert done["todo"] == [] and done["refusals"] == []
+    early = conv.conversion_plan(hosts("kafka", OLD_BROKER), {}, ["kafka-broker"], PASSWORDS,
+                                 hosts("zk", BOTH_ZOO, zk1=NEW_ZOO))
+    assert [r["rule"] for r in early["refusals"]] == ["identity-step-order"]
+    assert conv.step_settings("zookeeper-tls-both")["hosts"] == {
+        "zookeeper_previous_tls12": True, "kafka_security_exposures_accepted": ["zookeeper_previous_tls12"]}
+    assert conv.step_settings("zookeeper-tls13-only")["hosts"]["zookeeper_previous_tls12"] is False
