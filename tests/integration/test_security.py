@@ -254,14 +254,23 @@ def test_the_canary_and_the_validator_do_their_jobs_and_nothing_else(settings):
         admin.delete_topics([ours, other])
 
 
+# Where the roles' audit logs are (the kafka_broker and kafka_controller roles' service log dirs)
+AUDIT_LOGS = {"kafka_broker": "/var/log/kafka/kafka-authorizer.log*",
+              "kafka_controller": "/var/log/kafka-controller/kafka-authorizer.log*"}
+
+
 def _audit_lines(hosts, since):
-    """The brokers' audit lines logged since then ("[YYYY-MM-DD HH:MM:SS,mmm] ..."; the lab hosts share this clock),
+    """The hosts' audit lines logged since then ("[YYYY-MM-DD HH:MM:SS,mmm] ..."; the lab hosts share this clock),
     lower-cased: ZooKeeper mode's AclAuthorizer spells an operation "Create", KRaft's StandardAuthorizer "CREATE"."""
-    return [line.lower() for h in hosts for line in run_on(h, "cat /var/log/kafka/kafka-authorizer.log*").splitlines()
-            if line[1:20] >= since]
+    lines = []
+    for host in hosts:
+        log = AUDIT_LOGS["kafka_controller" if "kafka_controller" in host.groups else "kafka_broker"]
+        lines += [line.lower() for line in run_on(host, f"cat {log}").splitlines() if line[1:20] >= since]
+    return lines
 
 
-def test_the_audit_log_holds_the_super_users_changes_and_the_denials_not_the_reads_and_writes(brokers):
+def test_the_audit_log_holds_the_super_users_changes_and_the_denials_not_the_reads_and_writes(brokers, controllers,
+                                                                                                settings):
     since = time.strftime("%Y-%m-%d %H:%M:%S")
     topic = f"audit-{uuid.uuid4().hex[:8]}"
     admin = AdminClient(kafka_config())  # the kit's admin, a super user
@@ -275,7 +284,8 @@ def test_the_audit_log_holds_the_super_users_changes_and_the_denials_not_the_rea
         assert _produce(kafka_config(), topic) is None
         assert _read_one(kafka_config(), topic, f"audit-{uuid.uuid4().hex[:6]}") is None
         assert _produce(kafka_config(principal="validator"), topic) == "TOPIC_AUTHORIZATION_FAILED"
-        kept = _audit_lines(brokers, since)
+        # On KRaft the brokers forward creations and config changes to the controllers, which authorize them
+        kept = _audit_lines(brokers + (controllers if settings["metadata_mode"] == "kraft" else []), since)
         by_admin = [line for line in kept if f"user:{SUPER_USERS[1]} is allowed" in line]
         # the creation is allowed on the cluster (CREATE there covers every topic), the alteration on the topic
         assert any("peration = create " in line and "request = createtopics" in line for line in by_admin), kept
