@@ -48,6 +48,12 @@ def _created(conf, topic):
     except KafkaException as exc:
         return exc.args[0].name()
     admin = AdminClient(kafka_config())
+    # The creation is answered once the metadata log holds it; the brokers learn it a little later (KRaft), and
+    # a deletion sent before then was once refused as UNKNOWN_TOPIC_OR_PART: it must show up first, then go.
+    deadline = time.monotonic() + 30
+    while topic not in admin.list_topics(timeout=10).topics:
+        assert time.monotonic() < deadline, f"{topic} was created but never showed up in the cluster's metadata"
+        time.sleep(0.5)
     admin.delete_topics([topic])[topic].result(30)
     return None
 
