@@ -42,11 +42,6 @@ STEPS = (
     ("old-passwords-deleted", CLUSTER, "the members' and the old admin's SCRAM credentials are deleted"),
 )
 STEP_NAMES, KINDS, _WHAT = step_table(STEPS)
-CONTROLLER_STEPS = tuple(name for name in STEP_NAMES if KINDS[name] == CONTROLLER)
-ZOOKEEPER_STEPS = tuple(name for name in STEP_NAMES if KINDS[name] == ZOOKEEPER)
-
-CONFIG_KEYS = ("listeners", "listener.security.protocol.map", "inter.broker.listener.name", "controller.listener.names")
-
 
 def broker_steps(config):
     """The steps a broker's configuration has done."""
@@ -94,14 +89,22 @@ def _running(kind, state, keep_tls12=False):
     return done
 
 
-# The previous layout's passwords the inventory must still hold for the steps that use them: the members' login while
+# The previous layout's logins the inventory must still hold for the steps that use them: the members' login while
 # a step renders the BROKER or the CONTROLLER listener (or a broker's login to it), the kit's old admin login until
 # every broker opens REPLICATION.
 NEEDS = {
     "kafka_inter_broker_sasl_password": ("controlplane-listener", "quorum-over-certificates", "replication-listener",
                                          "replicate-over-certificates"),
+    "kafka_client_sasl_username": ("controlplane-listener", "quorum-over-certificates", "replication-listener"),
     "kafka_client_sasl_password": ("controlplane-listener", "quorum-over-certificates", "replication-listener"),
 }
+
+
+def applicable_steps(controllers, zookeepers):
+    """The move's steps for a cluster with these controllers or ZooKeeper members ({host: state}; the other kind's
+    steps do not apply), in order."""
+    present = {KAFKA: True, CLUSTER: True, CONTROLLER: bool(controllers), ZOOKEEPER: bool(zookeepers)}
+    return [name for name in STEP_NAMES if present[KINDS[name]]]
 
 
 def conversion_plan(brokers, controllers, old_credentials, inventory_has=(), zookeepers=None, keep_tls12=False):
@@ -113,7 +116,7 @@ def conversion_plan(brokers, controllers, old_credentials, inventory_has=(), zoo
     closed); inventory_has: which of NEEDS' variables the inventory sets; keep_tls12: the inventory's
     kafka_tls_protocols hold TLS 1.2."""
     hosts = {KAFKA: brokers, CONTROLLER: controllers or {}, ZOOKEEPER: zookeepers or {}}
-    steps = [s for s in STEP_NAMES if KINDS[s] in (KAFKA, CLUSTER) or hosts[KINDS[s]]]
+    steps = applicable_steps(controllers, zookeepers)
     done = []
     for name in steps:
         if KINDS[name] == CLUSTER:
@@ -129,9 +132,8 @@ def conversion_plan(brokers, controllers, old_credentials, inventory_has=(), zoo
         using = [s for s in todo if s in steps_using]
         if using and variable not in inventory_has:
             refusals.append(refusal("identity-previous-login-missing", (
-                f"Refusing: the step '{using[0]}' still needs the previous layout's {variable} (with "
-                f"{'kafka_inter_broker_sasl_username' if 'inter_broker' in variable else 'kafka_client_sasl_username'}"
-                "), which the inventory no longer sets: keep it there until the move to member certificates is done "
+                f"Refusing: the step '{using[0]}' still needs the previous layout's {variable}, which the inventory no "
+                "longer sets: keep it there until the move to member certificates is done "
                 "(docs/runbooks/credentials.md). Nothing changed.")))
     return {"refusals": refusals, "done": done, "todo": [] if refusals else todo}
 
@@ -168,11 +170,17 @@ def after_secure_steps(secure_plan, brokers, controllers, old_credentials, inven
     """secure_cluster.yml's plan once its secure steps are done: the move's steps (up to stop_after), in the secure
     plan's shape (refusals, done, todo, left_after, after, plan)."""
     moved = conversion_plan(brokers, controllers, old_credentials, inventory_has, zookeepers, keep_tls12)
+    here = applicable_steps(controllers, zookeepers)
+    if stop_after in STEP_NAMES and stop_after not in here:
+        moved["refusals"] = moved["refusals"] + [refusal("secure-unknown-step", (
+            f"Refusing: stop_after={stop_after} is not a step of this cluster's move to member certificates; its "
+            f"steps are {', '.join(here)}. Nothing changed."))]
+        moved["todo"] = []
     todo = moved["todo"]
     if stop_after in todo:
         todo = todo[:todo.index(stop_after) + 1]
-    elif stop_after in moved["done"]:
-        todo = []  # a rerun of a run that stopped there takes nothing
+    elif stop_after is not None:
+        todo = []  # a step done already (a rerun of a run that stopped there, or a secure step): nothing to take
     left = moved["todo"][len(todo):]
     members = ("by certificate" if not moved["refusals"] and not left
                else "the previous layout's passwords still work")

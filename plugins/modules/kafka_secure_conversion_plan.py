@@ -42,10 +42,11 @@ options:
     type: list
     elements: str
     default: []
-  previous_passwords:
+  previous_logins:
     description:
-      - The previous layout's password variables the inventory sets (kafka_inter_broker_sasl_password,
-        kafka_client_sasl_password); a step that needs one the inventory lacks is refused. Names only, never values.
+      - The previous layout's login variables the inventory sets (kafka_inter_broker_sasl_password,
+        kafka_client_sasl_username, kafka_client_sasl_password); a step that needs one the inventory lacks is
+        refused. Names only, never values.
     type: list
     elements: str
     default: []
@@ -179,7 +180,7 @@ def main():
             zookeepers=dict(type="dict"),
             controllers=dict(type="dict", default={}),
             previous_users=dict(type="list", elements="str", default=[]),
-            previous_passwords=dict(type="list", elements="str", default=[], no_log=False),
+            previous_logins=dict(type="list", elements="str", default=[]),
             tls_protocols=dict(type="list", elements="str", default=["TLSv1.3"]),
             remove_plaintext=dict(type="bool", default=False),
             stop_after=dict(type="str")),
@@ -201,7 +202,7 @@ def main():
     controllers = _states(p["controllers"])
     if identity.follows(plan):
         plan = identity.after_secure_steps(plan, brokers, controllers, _previous_users_left(
-            module, brokers, p["previous_users"]), p["previous_passwords"], stop_after, zookeepers,
+            module, brokers, p["previous_users"]), p["previous_logins"], stop_after, zookeepers,
             "TLSv1.2" in p["tls_protocols"])
     else:
         plan["plan"] = [conversion.describe(name) for name in plan["todo"]]

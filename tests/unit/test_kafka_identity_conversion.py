@@ -15,7 +15,7 @@ NEW_CONTROLLER = {"listeners": "CONTROLPLANE://:9090", "listener.security.protoc
                   "controller.listener.names": "CONTROLPLANE"}
 
 
-PASSWORDS = tuple(conv.NEEDS)  # the inventory still holds the previous layout's passwords
+PASSWORDS = tuple(conv.NEEDS)  # the inventory still holds the previous layout's logins
 
 
 def plan_of(brokers, controllers, old_credentials, inventory_has=PASSWORDS):
@@ -63,7 +63,7 @@ def test_a_broker_a_step_ahead_of_the_others_is_refused():
 def test_a_kraft_cluster_moves_its_quorum_first_and_closes_controller_once_no_broker_uses_it():
     old_brokers = hosts("kafka", dict(OLD_BROKER, **{"controller.listener.names": "CONTROLLER"}))
     plan = plan_of(old_brokers, hosts("ctrl", OLD_CONTROLLER), ["kafka-broker"])
-    assert plan["todo"] == [s for s in conv.STEP_NAMES if s not in conv.ZOOKEEPER_STEPS] and plan["refusals"] == []
+    assert plan["todo"] == conv.applicable_steps(hosts("ctrl", OLD_CONTROLLER), None) and plan["refusals"] == []
     # REPLICATION open but the brokers still on CONTROLLER: not the step that opens it
     both = hosts("kafka", dict(BOTH, **{"controller.listener.names": "CONTROLLER"}))
     quorum_moved = hosts("ctrl", dict(NEW_CONTROLLER, **{
@@ -78,7 +78,7 @@ def test_a_kraft_cluster_moves_its_quorum_first_and_closes_controller_once_no_br
     assert [r["rule"] for r in refused["refusals"]] == ["identity-step-order", "identity-step-order"]
     done = plan_of(hosts("kafka", dict(NEW_BROKER, **{"controller.listener.names": "CONTROLPLANE"})),
                    hosts("ctrl", NEW_CONTROLLER), [])
-    assert done == {"refusals": [], "done": [s for s in conv.STEP_NAMES if s not in conv.ZOOKEEPER_STEPS], "todo": []}
+    assert done == {"refusals": [], "done": conv.applicable_steps(hosts("ctrl", NEW_CONTROLLER), None), "todo": []}
 
 
 def test_the_old_users_are_deleted_only_once_read_gone():
@@ -88,7 +88,8 @@ def test_the_old_users_are_deleted_only_once_read_gone():
 
 
 def test_a_step_whose_previous_password_left_the_inventory_is_refused():
-    plan = plan_of(hosts("kafka", OLD_BROKER), {}, ["kafka-broker"], inventory_has=("kafka_client_sasl_password",))
+    plan = plan_of(hosts("kafka", OLD_BROKER), {}, ["kafka-broker"],
+                   inventory_has=("kafka_client_sasl_username", "kafka_client_sasl_password"))
     assert [r["rule"] for r in plan["refusals"]] == ["identity-previous-login-missing"] and plan["todo"] == []
     assert "'replication-listener' still needs the previous layout's kafka_inter_broker_sasl_password" in (
         plan["refusals"][0]["message"])
@@ -97,6 +98,10 @@ def test_a_step_whose_previous_password_left_the_inventory_is_refused():
     assert closed["refusals"] == [] and closed["todo"] == ["old-passwords-deleted"]
     moving = hosts("kafka", BOTH)
     assert plan_of(moving, {}, ["kafka-broker"], inventory_has=("kafka_inter_broker_sasl_password",))["refusals"] == []
+    # the kit's old login needs its name too (the connection role's default is none)
+    nameless = plan_of(hosts("kafka", OLD_BROKER), {}, ["kafka-broker"],
+                       inventory_has=("kafka_inter_broker_sasl_password", "kafka_client_sasl_password"))
+    assert "previous layout's kafka_client_sasl_username" in nameless["refusals"][0]["message"]
 
 
 def test_each_step_renders_the_previous_listener_until_it_closes_and_the_kit_moves_to_its_certificate():
@@ -143,6 +148,19 @@ def test_secure_cluster_plans_the_move_after_its_secure_steps_up_to_stop_after()
     assert (done["todo"], done["after"]) == ([], "Kafka: x. Members: by certificate.")
     assert not conv.previous_users_readable(hosts("kafka", BOTH)) and conv.previous_users_readable(
         hosts("kafka", NEW_BROKER))
+
+
+def test_a_stop_after_outside_the_move_takes_nothing_and_one_of_another_kind_of_cluster_is_refused():
+    secured = {"refusals": [], "done": ["secure-listeners"], "todo": [], "left_after": [], "after": "Kafka: x."}
+    earlier = conv.after_secure_steps(secured, hosts("kafka", OLD_BROKER), {}, None, PASSWORDS,
+                                      stop_after="secure-listeners")  # a secure step, done already
+    assert (earlier["refusals"], earlier["todo"]) == ([], [])
+    assert earlier["left_after"][0] == "replication-listener"
+    on_kraft = conv.after_secure_steps(secured, hosts("kafka", OLD_BROKER), hosts("ctrl", OLD_CONTROLLER), None,
+                                       PASSWORDS, stop_after="zookeeper-tls13-only")
+    assert [r["rule"] for r in on_kraft["refusals"]] == ["secure-unknown-step"] and on_kraft["todo"] == []
+    assert "its steps are controlplane-listener, quorum-over-certificates" in on_kraft["refusals"][0]["message"]
+    assert conv.applicable_steps({}, hosts("zk", {}))[0] == "zookeeper-tls-both"
 
 
 def test_a_roll_that_would_close_the_listener_a_broker_replicates_over_is_refused():

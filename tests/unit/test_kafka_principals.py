@@ -82,8 +82,7 @@ def test_short_or_published_passwords_are_refused():
 
 def test_an_inventory_is_refused_for_each_bad_credential():
     refusals = p.credential_refusals(["User:kafka-cluster"], [{"name": "kafka-cluster", "password": "y" * 20},
-                                                             {"name": "app", "password": "short"}],
-                                     {"zookeeper_sasl_password": "z" * 20})
+                                                             {"name": "app", "password": "short"}])
     assert [r["rule"] for r in refusals] == ["scram-user-is-super-user", "password-too-weak"]
     assert "SCRAM user app has 5 characters" in refusals[1]["message"]
 
@@ -129,5 +128,5 @@ def test_the_tools_logins_and_the_inventorys_users_become_scram_users_without_a_
 
 def test_a_next_password_too_weak_is_refused():
     refusals = p.credential_refusals([], [{"name": "app", "password": "a-good-long-password-1",
-                                           "next_password": "short"}], {})
+                                           "next_password": "short"}])
     assert [r["rule"] for r in refusals] == ["password-too-weak"] and "next_password" in refusals[0]["message"]
