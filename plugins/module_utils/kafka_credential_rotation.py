@@ -7,7 +7,8 @@ rerun reads the state again and goes on from the step it finds. A credential at 
          the CLIENT listener enables two (SCRAM-SHA-512, SCRAM-SHA-256): the next password is made, added under the
          mechanism not in use, the kit's files switch to it (the tools' next settings), then the old mechanism's
          credential is deleted. State: {"cluster": [mechanisms the user has], "in_use": the mechanism of the kit's
-         files, "next": whether a next password is made}.
+         files, "next": the mechanism a next password was made for (its file's name says it, so a switch of the
+         kit's files cut off midway is taken again to the same mechanism), None without one}.
          An application's SCRAM user (kafka_scram_users) rotates the same way, two of its steps being its owner's:
          "next-password" is a next_password beside its password in the inventory, "switched" is the application
          logging in with it and the inventory then holding it as password and the other mechanism as mechanism.
@@ -42,12 +43,17 @@ def other_mechanism(mechanism):
 
 def scram_done(state):
     """The steps of a SCRAM login's rotation done, or None for a state no step leads to."""
-    cluster, in_use, made_next = set(state["cluster"]), state["in_use"], state["next"]
+    cluster, in_use, to = set(state["cluster"]), state["in_use"], state["next"]
+    if to:  # a next password made for `to`: until it is dropped the switch is not done (in_use may be either)
+        if cluster == {other_mechanism(to)}:
+            return {"next-password"}
+        if cluster == {to, other_mechanism(to)}:
+            return {"next-password", "next-added"}
+        return None
     if cluster == {in_use}:
-        return {"next-password"} if made_next else set()
-    if cluster == {in_use, other_mechanism(in_use)}:
-        # the next one added; once the kit's files switched to it (no next password left) the old one is to go
-        return {"next-password", "next-added"} if made_next else {"next-password", "next-added", "switched"}
+        return set()
+    if cluster == {in_use, other_mechanism(in_use)}:  # switched to in_use (the next password dropped): the old to go
+        return {"next-password", "next-added", "switched"}
     return None
 
 
@@ -98,9 +104,8 @@ def plan(kind, state):
     steps = STEPS[kind]
     planned = {"refusals": [], "done": [s for s in steps if s in done], "todo": [s for s in steps if s not in done]}
     if kind == "scram":
-        switched = "switched" in done
-        old = other_mechanism(state["in_use"]) if switched else state["in_use"]
-        planned.update({"from": old, "to": other_mechanism(old)})
+        to = state["next"] or (state["in_use"] if "switched" in done else other_mechanism(state["in_use"]))
+        planned.update({"from": other_mechanism(to), "to": to})
     return planned
 
 
@@ -116,9 +121,10 @@ def application_plans(users, existing, asked):
     declared = {u["name"]: u for u in users}
     plans = {}
     for name, user in sorted(declared.items()):
-        state = {"cluster": [c["mechanism"] for c in existing.get(name, [])],
-                 "in_use": user.get("mechanism") or DEFAULT_MECHANISM,
-                 "next": user.get("next_password", user["password"]) != user["password"]}
+        in_use = user.get("mechanism") or DEFAULT_MECHANISM
+        state = {"cluster": [c["mechanism"] for c in existing.get(name, [])], "in_use": in_use,
+                 "next": (other_mechanism(in_use) if user.get("next_password", user["password"]) != user["password"]
+                          else None)}
         under_way = state["next"] or len(state["cluster"]) > 1
         if name in asked and not under_way:
             plans[name] = _refused(
@@ -200,8 +206,22 @@ def zookeeper_plan(user, credentials_dir, current, members, clients):
 def scram_plans(principals, existing, logins, credentials_dir):
     """{principal: plan("scram", its state)} for the tools' logins: existing is kafka_scram_user's `existing` (user ->
     [{mechanism}]), logins the kit's (kafka_tool_logins: {password, mechanism} in use), and a next password is made
-    when credentials_dir/<principal>.next exists (read on the controller, where filters run)."""
-    return {p: plan("scram", {"cluster": [c["mechanism"] for c in existing.get(p, [])],
-                               "in_use": logins[p]["mechanism"],
-                               "next": pathlib.Path(credentials_dir, f"{p}.next").is_file()})
-            for p in principals}
+    for mechanism M when credentials_dir/<principal>.next-M exists (read on the controller, where filters run). Each
+    plan also says where its next password is kept until the kit's files switch to it ("next_file")."""
+    plans = {}
+    for p in principals:
+        made = [m for m in MECHANISMS if pathlib.Path(_next_file(credentials_dir, p, m)).is_file()]
+        state = {"cluster": [c["mechanism"] for c in existing.get(p, [])], "in_use": logins[p]["mechanism"],
+                 "next": made[0] if len(made) == 1 else None}
+        if len(made) > 1:
+            plans[p] = _refused(f"Refusing to rotate {p}: next passwords for both mechanisms ({', '.join(made)}) in "
+                                f"{credentials_dir}. Nothing changed.")
+        else:
+            plans[p] = plan("scram", state)
+            if "to" in plans[p]:
+                plans[p]["next_file"] = _next_file(credentials_dir, p, plans[p]["to"])
+    return plans
+
+
+def _next_file(credentials_dir, principal, mechanism):
+    return f"{credentials_dir}/{principal}.next-{mechanism}"

@@ -40,7 +40,7 @@ def test_a_tool_login_rotates_under_its_own_canary_losing_nothing(run_playbook, 
     ensure_topic(kafka_config(), topic)
     checked = run_playbook("rotate_credentials.yml", "-e", "credentials=canary", "--check")
     assert checked.returncode == 0 and f"{CANARY}: {old['sasl.mechanism']} ->" in checked.output
-    assert not (config.SECRETS / f"{CANARY}.next").exists()  # check mode made nothing
+    assert not list(config.SECRETS.glob(f"{CANARY}.next*"))  # check mode made nothing
 
     canary = Canary(old, topic, ledger, rate=200).start()
     try:
@@ -66,9 +66,10 @@ def test_a_rotation_cut_off_after_the_next_login_was_added_is_finished_by_the_re
     not switched yet. The rerun's plan takes it from there."""
     before = _canary_login()
     other = "SCRAM-SHA-256" if before["sasl.mechanism"] == "SCRAM-SHA-512" else "SCRAM-SHA-512"
-    (config.SECRETS / f"{CANARY}.next").write_text(uuid.uuid4().hex)
+    next_file = config.SECRETS / f"{CANARY}.next-{other}"
+    next_file.write_text(uuid.uuid4().hex)
     made = run_module("kafka_scram_user", users=[{"name": CANARY, "mechanism": other,
-                                                  "password": (config.SECRETS / f"{CANARY}.next").read_text()}])
+                                                  "password": next_file.read_text()}])
     assert made["changed"], made
     rerun = run_playbook("rotate_credentials.yml", "-e", "credentials=canary")
     assert rerun.returncode == 0, rerun.output[-3000:]

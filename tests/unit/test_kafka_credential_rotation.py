@@ -10,11 +10,13 @@ SHA512, SHA256 = rot.MECHANISMS
 
 
 @pytest.mark.parametrize("state, done", [
-    ({"cluster": [SHA512], "in_use": SHA512, "next": False}, []),
-    ({"cluster": [SHA512], "in_use": SHA512, "next": True}, ["next-password"]),
-    ({"cluster": [SHA512, SHA256], "in_use": SHA512, "next": True}, ["next-password", "next-added"]),
-    ({"cluster": [SHA512, SHA256], "in_use": SHA256, "next": False}, ["next-password", "next-added", "switched"]),
-    ({"cluster": [SHA256], "in_use": SHA256, "next": False}, []),  # the next rotation goes back to SHA-512
+    ({"cluster": [SHA512], "in_use": SHA512, "next": None}, []),
+    ({"cluster": [SHA512], "in_use": SHA512, "next": SHA256}, ["next-password"]),
+    ({"cluster": [SHA512, SHA256], "in_use": SHA512, "next": SHA256}, ["next-password", "next-added"]),
+    # the kit's files switched to SHA-256, the next password not dropped yet (a run cut off): the switch again
+    ({"cluster": [SHA512, SHA256], "in_use": SHA256, "next": SHA256}, ["next-password", "next-added"]),
+    ({"cluster": [SHA512, SHA256], "in_use": SHA256, "next": None}, ["next-password", "next-added", "switched"]),
+    ({"cluster": [SHA256], "in_use": SHA256, "next": None}, []),  # the next rotation goes back to SHA-512
 ])
 def test_a_scram_login_moves_to_the_other_mechanism_step_by_step(state, done):
     planned = rot.plan("scram", state)
@@ -23,8 +25,9 @@ def test_a_scram_login_moves_to_the_other_mechanism_step_by_step(state, done):
 
 
 @pytest.mark.parametrize("state", [
-    {"cluster": [], "in_use": SHA512, "next": False},  # never made: kafka_access.yml makes it
-    {"cluster": [SHA256], "in_use": SHA512, "next": False},  # the files say one mechanism, the cluster the other
+    {"cluster": [], "in_use": SHA512, "next": None},  # never made: kafka_access.yml makes it
+    {"cluster": [SHA256], "in_use": SHA512, "next": None},  # the files say one mechanism, the cluster the other
+    {"cluster": [SHA256], "in_use": SHA256, "next": SHA256},  # a next password for the mechanism the cluster has
 ])
 def test_a_scram_state_no_step_leads_to_is_refused(state):
     assert [r["rule"] for r in rot.plan("scram", state)["refusals"]] == ["rotation-inconsistent-state"]
@@ -57,20 +60,27 @@ def test_an_admin_state_no_step_leads_to_is_refused(state):
 
 
 def test_a_scram_plan_names_the_mechanism_it_leaves_and_the_one_it_moves_to():
-    assert {k: rot.plan("scram", {"cluster": [SHA512], "in_use": SHA512, "next": False})[k]
+    assert {k: rot.plan("scram", {"cluster": [SHA512], "in_use": SHA512, "next": None})[k]
             for k in ("from", "to")} == {"from": SHA512, "to": SHA256}
-    after_switch = rot.plan("scram", {"cluster": [SHA512, SHA256], "in_use": SHA256, "next": False})
+    after_switch = rot.plan("scram", {"cluster": [SHA512, SHA256], "in_use": SHA256, "next": None})
     assert (after_switch["from"], after_switch["to"], after_switch["todo"]) == (SHA512, SHA256, ["old-removed"])
+    # a switch cut off after the files said SHA-256: the rerun goes on to SHA-256, and deletes SHA-512 after
+    cut_off = rot.plan("scram", {"cluster": [SHA512, SHA256], "in_use": SHA256, "next": SHA256})
+    assert (cut_off["from"], cut_off["to"], cut_off["todo"]) == (SHA512, SHA256, ["switched", "old-removed"])
 
 
 def test_the_tools_logins_are_planned_from_the_cluster_the_kit_files_and_a_next_password(tmp_path):
-    (tmp_path / "kafkaops-canary.next").write_text("next")
+    (tmp_path / f"kafkaops-canary.next-{SHA256}").write_text("next")
     existing = {"kafkaops-canary": [{"mechanism": SHA512, "iterations": 8192}],
                 "kafkaops-validator": [{"mechanism": SHA512, "iterations": 8192}]}
     logins = {"kafkaops-canary": {"mechanism": SHA512}, "kafkaops-validator": {"mechanism": SHA512}}
     plans = rot.scram_plans(["kafkaops-canary", "kafkaops-validator"], existing, logins, str(tmp_path))
     assert plans["kafkaops-canary"]["done"] == ["next-password"]
+    assert plans["kafkaops-canary"]["next_file"] == f"{tmp_path}/kafkaops-canary.next-{SHA256}"
     assert plans["kafkaops-validator"]["done"] == [] and plans["kafkaops-validator"]["to"] == SHA256
+    (tmp_path / f"kafkaops-canary.next-{SHA512}").write_text("next")  # two: not a state the rotation makes
+    refused = rot.scram_plans(["kafkaops-canary"], existing, logins, str(tmp_path))["kafkaops-canary"]
+    assert [r["rule"] for r in refused["refusals"]] == ["rotation-inconsistent-state"]
 
 
 def _user(name, mechanism=None, **passwords):
