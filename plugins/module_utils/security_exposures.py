@@ -45,8 +45,8 @@ EXPOSURES = {
 # option that decides who gets in, what they may do or how TLS holds is refused unless accepted by name, as
 # "<variable>.<key>" (e.g. kafka_extra_properties.ssl.cipher.suites). Prefixes, matched on the key or option.
 GUARDED = {
-    "kafka": ("listener", "advertised.listeners", "inter.broker", "controller.", "security.", "ssl.", "sasl.",
-              "super.users", "authorizer.", "allow.everyone.if.no.acl.found", "principal.builder.class",
+    "kafka": ("listener", "advertised.listeners", "inter.broker", "controller.listener.names", "security.", "ssl.",
+              "sasl.", "super.users", "authorizer.", "allow.everyone.if.no.acl.found", "principal.builder.class",
               "connections.max.reauth.ms", "delegation.token", "zookeeper.set.acl", "zookeeper.ssl",
               "zookeeper.clientCnxnSocket"),
     "zookeeper": ("ssl.", "authProvider", "enforce.auth", "skipACL", "clientPort", "secureClientPort", "sslQuorum",

@@ -2,6 +2,7 @@
 
 import pytest
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import security_exposures as exposures
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.security_exposures import EXPOSURES, exposure_refusals
 
 SECURE = {name: not opening for name, (opening, _) in EXPOSURES.items()}
@@ -51,3 +52,11 @@ def test_an_older_tls_only_when_accepted():
     assert "offers TLSv1.2 besides TLSv1.3" in tls_protocol_refusals(["TLSv1.3", "TLSv1.2"], [])[0]["message"]
     assert tls_protocol_refusals(["TLSv1.3", "TLSv1.2"], ["kafka_tls_protocols"]) == []
     assert "it must hold TLSv1.3" in tls_protocol_refusals(["TLSv1.2"], ["kafka_tls_protocols"])[0]["message"]
+
+
+def test_quorum_tuning_passes_the_escape_hatch_and_the_controllers_listener_does_not():
+    assert exposures.escape_hatch_refusals("kafka", "kafka_controller_extra_properties",
+                                           {"controller.quorum.election.timeout.ms": 2000}, []) == []
+    refused = exposures.escape_hatch_refusals("kafka", "kafka_controller_extra_properties",
+                                              {"controller.listener.names": "PLAIN"}, [])
+    assert [r["rule"] for r in refused] == ["secure-default-off-on-purpose"]
