@@ -10,4 +10,6 @@ class FilterModule:
                 "kafka_application_rotation_plans": kafka_credential_rotation.application_plans,
                 "kafka_admin_rotation_plan": kafka_credential_rotation.admin_plan,
                 "kafka_unknown_credentials": kafka_credential_rotation.unknown_credentials,
-                "kafka_rotation_rolls_not_taken": kafka_credential_rotation.rolls_not_taken}
+                "kafka_rotation_rolls_not_taken": kafka_credential_rotation.rolls_not_taken,
+                "kafka_rotation_roll_groups": kafka_credential_rotation.roll_groups,
+                "kafka_rotation_plan_lines": kafka_credential_rotation.describe}

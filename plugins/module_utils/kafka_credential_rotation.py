@@ -135,13 +135,10 @@ def application_plans(users, existing, asked):
     return plans
 
 
-KIT_CREDENTIALS = ("admin", "zookeeper", "canary", "validator")
-
-
-def unknown_credentials(asked, users):
-    """Refuse a name in credentials= that is neither a credential of the kit nor a user of kafka_scram_users (users),
-    before anything is read."""
-    known = list(KIT_CREDENTIALS) + [u["name"] for u in users]
+def unknown_credentials(asked, users, tools):
+    """Refuse a name in credentials= that is neither a credential of the kit (admin, zookeeper, or one of its tools:
+    the connection role's kafka_tools) nor a user of kafka_scram_users (users), before anything is read."""
+    known = ["admin", "zookeeper"] + list(tools) + [u["name"] for u in users]
     unknown = [name for name in asked if name not in known]
     return [refusal("rotation-inconsistent-state", (
         f"credentials={','.join(asked)}: name one or more of {', '.join(known)} (comma-separated), or leave it out "
@@ -166,6 +163,39 @@ def admin_plan(generations, current, hosts):
     old = (kept[0] if len(kept) == 2 else (current or 1) - 1) if rotating else current
     return planned | {"old": old, "new": old + 1 if old is not None else None,
                       "hosts": {host: "restart pending" if a is None else a for host, a in by_host.items()}}
+
+
+def roll_groups(admin, zookeeper, members, zookeepers):
+    """The hosts of each gated roll this run takes ({"accept_both", "switch", "drop_old"}: [hosts], localhost added to
+    a roll that has hosts: it restarts them, configure_and_roll.yml): the brokers and controllers (members) accept both
+    admin generations and drop the old one; the ZooKeeper members (zookeepers) accept both logins and drop the old
+    one; the members switch to the next ZooKeeper login (those that log in to ZooKeeper change). admin, zookeeper: the
+    plans (None when not rotated)."""
+    admin_todo, zookeeper_todo = (admin or {}).get("todo", []), (zookeeper or {}).get("todo", [])
+
+    def hosts(step, for_admin, for_zookeeper):
+        found = (for_admin if step in admin_todo else []) + (for_zookeeper if step in zookeeper_todo else [])
+        return list(dict.fromkeys(found)) + (["localhost"] if found else [])
+    return {"accept_both": hosts("both-accepted", members, zookeepers),
+            "switch": hosts("switched", [], members),
+            "drop_old": hosts("old-dropped", members, zookeepers)}
+
+
+def describe(tools, applications, admin, zookeeper):
+    """The plan as the run shows it, one line per credential: tools and applications {login: plan}, admin and
+    zookeeper a plan or None (not asked for, or none: KRaft, an open ensemble)."""
+    def steps(plan):
+        return ("done: " + ", ".join(plan["done"]) + "; " if plan["done"] else "") + \
+            "left: " + (", ".join(plan["todo"]) or "nothing")
+    lines = [f"{login}: {plan.get('from', '')} -> {plan.get('to', '')}, {steps(plan)}"
+             for login, plan in {**tools, **applications}.items()]
+    lines.append(f"admin certificate: g{admin['old']} -> g{admin['new']}, {steps(admin)} (both-accepted and "
+                 "old-dropped: a gated roll of the brokers and controllers each)" if admin
+                 else "admin certificate: not asked for")
+    lines.append(f"ZooKeeper login: g{zookeeper['old']} -> g{zookeeper['new']}, {steps(zookeeper)} (both-accepted "
+                 "and old-dropped: a gated roll of the ZooKeeper members each; switched: of the brokers)" if zookeeper
+                 else "ZooKeeper login: not asked for (or none: KRaft, an open ensemble)")
+    return lines
 
 
 def rolls_not_taken(plans, step):

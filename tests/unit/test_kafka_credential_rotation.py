@@ -7,6 +7,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_cred
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_principals as p
 
 SHA512, SHA256 = rot.MECHANISMS
+TOOLS = ["canary", "validator"]  # the connection role's kafka_tools
 
 
 @pytest.mark.parametrize("state, done", [
@@ -114,8 +115,8 @@ def test_application_users_at_rest_are_left_out_unless_asked_for_and_then_refuse
 
 
 def test_a_name_that_is_no_credential_is_refused_naming_those_that_are():
-    assert rot.unknown_credentials(["admin", "canary", "app"], [{"name": "app", "password": "x"}]) == []
-    refusals = rot.unknown_credentials(["nosuch"], [{"name": "app", "password": "x"}])
+    assert rot.unknown_credentials(["admin", "canary", "app"], [{"name": "app", "password": "x"}], TOOLS) == []
+    refusals = rot.unknown_credentials(["nosuch"], [{"name": "app", "password": "x"}], TOOLS)
     assert [r["rule"] for r in refusals] == ["rotation-inconsistent-state"]
     assert "credentials=nosuch: name one or more of admin, zookeeper, canary, validator, app" in refusals[0]["message"]
 
@@ -162,3 +163,25 @@ def test_a_roll_that_did_not_take_stops_the_run_before_the_switch():
     assert [r["rule"] for r in refusals] == ["rotation-inconsistent-state"] and "admin certificate" in refusals[0][
         "message"]
     assert rot.rolls_not_taken({"admin certificate": taken, "ZooKeeper login": None}, "both-accepted") == []
+
+
+def test_each_roll_restarts_the_hosts_whose_files_its_step_changes_and_localhost():
+    members, zookeepers = ["kafka1", "ctrl1"], ["zk1"]
+    admin = {"todo": ["both-accepted", "switched", "old-dropped"]}
+    zookeeper = {"todo": ["switched", "old-dropped"]}
+    assert rot.roll_groups(admin, zookeeper, members, zookeepers) == {
+        "accept_both": ["kafka1", "ctrl1", "localhost"],
+        "switch": ["kafka1", "ctrl1", "localhost"],  # the ZooKeeper login's: the hosts that log in change
+        "drop_old": ["kafka1", "ctrl1", "zk1", "localhost"]}
+    assert rot.roll_groups(None, None, members, zookeepers) == {"accept_both": [], "switch": [], "drop_old": []}
+    assert rot.roll_groups(admin, None, members, zookeepers)["switch"] == []  # the kit switches: nothing restarts
+
+
+def test_the_plan_shows_a_line_per_credential():
+    tools = {"kafkaops-canary": rot.plan("scram", {"cluster": [SHA512], "in_use": SHA512, "next": None})}
+    admin = {"old": 1, "new": 2, "done": ["next-made"], "todo": ["both-accepted", "switched", "old-dropped"]}
+    assert rot.describe(tools, {}, admin, None) == [
+        "kafkaops-canary: SCRAM-SHA-512 -> SCRAM-SHA-256, left: next-password, next-added, switched, old-removed",
+        "admin certificate: g1 -> g2, done: next-made; left: both-accepted, switched, old-dropped (both-accepted and "
+        "old-dropped: a gated roll of the brokers and controllers each)",
+        "ZooKeeper login: not asked for (or none: KRaft, an open ensemble)"]
