@@ -7,6 +7,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_prin
 class FilterModule:
     def filters(self):
         return {"kafka_pki_subject": kafka_principals.host_subject,
+                "kafka_running_super_users": kafka_principals.running_super_users,
                 "kafka_admin_subject": kafka_principals.admin_subject,
                 "kafka_principal_mapping_rules": kafka_principals.mapping_rules,
                 "kafka_credential_refusals": kafka_principals.credential_refusals,

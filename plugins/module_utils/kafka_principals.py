@@ -124,6 +124,14 @@ PUBLISHED = frozenset({
 })
 
 
+def running_super_users(listed, plaintext_super_user=False, previous_member_user=""):
+    """super.users of a broker or controller: the inventory's (kafka_super_users); User:ANONYMOUS while an open
+    cluster is converted and its PLAINTEXT clients keep the access they had (plaintext_super_user); the previous
+    layout's members' SCRAM user while its BROKER or CONTROLLER listener is open (previous_member_user)."""
+    return (list(listed) + (["User:ANONYMOUS"] if plaintext_super_user else [])
+            + ([f"User:{previous_member_user}"] if previous_member_user else []))
+
+
 def credential_refusals(super_users, scram_users):
     """Every refusal of this module for an inventory: scram_users are {name, password, ...} as kafka_scram_users
     declares them. (The previous layout's passwords are not checked: the move to member certificates retires them,

@@ -130,3 +130,9 @@ def test_a_next_password_too_weak_is_refused():
     refusals = p.credential_refusals([], [{"name": "app", "password": "a-good-long-password-1",
                                            "next_password": "short"}])
     assert [r["rule"] for r in refusals] == ["password-too-weak"] and "next_password" in refusals[0]["message"]
+
+
+def test_the_running_super_users_add_the_converting_clusters_principals_only_while_asked():
+    listed = ["User:kafka-cluster", "User:kafkaops-admin"]
+    assert p.running_super_users(listed) == listed
+    assert p.running_super_users(listed, True, "kafka-broker") == listed + ["User:ANONYMOUS", "User:kafka-broker"]
