@@ -79,11 +79,13 @@ def not_after(now, validity_days, ca):
     return end.strftime("%Y%m%d%H%M%SZ")
 
 
-def kept_certificates(pki_dir):
-    """The certificate files the pki role keeps in pki_dir, in order: the CA in use, every host's, the kit's admin
-    certificate in use (read on the controller, where filters run)."""
+def kept_certificates(pki_dir, brought_ca=""):
+    """The certificate files the pki role keeps in pki_dir, in order: the CA in use (or the one the inventory brings,
+    kafka_pki_ca_cert_path), every host's, the kit's admin certificate in use (read on the controller, where filters
+    run)."""
     root = pathlib.Path(pki_dir)
-    found = [root / "ca" / "cert.pem", *sorted((root / "hosts").glob("*/cert.pem")), root / "admin/current/cert.pem"]
+    found = [pathlib.Path(brought_ca) if brought_ca else root / "ca" / "cert.pem",
+             *sorted((root / "hosts").glob("*/cert.pem")), root / "admin/current/cert.pem"]
     return [str(path) for path in found if path.is_file()]
 
 

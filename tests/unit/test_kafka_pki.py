@@ -283,3 +283,6 @@ def test_the_kept_certificates_and_admin_generations_are_read_from_the_pki_dir(t
         "ca/cert.pem", "hosts/kafka1/cert.pem", "hosts/zk1/cert.pem", "admin/current/cert.pem")]
     assert admin_generations(str(tmp_path)) == [1, 2]
     assert admin_generations(str(tmp_path / "nothing")) == [] and kept_certificates(str(tmp_path / "none")) == []
+    brought = tmp_path / "corporate-ca.pem"
+    brought.write_text("x")
+    assert kept_certificates(str(tmp_path), str(brought))[0] == str(brought)  # the inventory's CA, not ca/'s
