@@ -8,7 +8,8 @@ KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
 .PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
 	test test-long test-kraft test-migration lint unit molecule \
-	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration bench-sandbox
+	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration bench-sandbox \
+	bench-rotation
 
 setup: host-packages venv collection-link kafka-archive spark-jars
 
@@ -154,6 +155,13 @@ bench: bench-deploy bench-roll bench-rebuild bench-validator bench-security
 # also the migration's proof): takes the lab down and up, about 30 minutes
 bench-migration: setup
 	python tests/drills/migrate_to_kraft.py
+
+# rotate_credentials.yml for every kind of credential the kit made, one after the other under one acks=all canary, on
+# a fresh ZooKeeper lab, then on a fresh KRaft lab: each run's wall time, acknowledged, failed sends, lost, the old
+# credentials refused (tests/drills/rotate_credentials.py; about 25 minutes).
+bench-rotation: setup
+	python tests/drills/rotate_credentials.py
+	python tests/drills/rotate_credentials.py --kraft
 
 bench-deploy: setup
 	python bench/lab_deploy.py
