@@ -80,8 +80,10 @@ CASES = [
     ("no published password", "kafka.yml",
      {"kafka_scram_users": [{"name": "app-weak", "password": "REPLACE-app-weak-password"}]}, None,
      "the password of SCRAM user app-weak is published"),
-    ("the ZooKeeper login is set", "zookeeper.yml", {"zookeeper_sasl_password": ""}, None,
-     "must not be empty nor hold"),
+    # generation 0 (a credentials dir without a rotation's files, whatever the lab's rotations left in its own): the
+    # inventory's zookeeper_sasl_password is the login in use
+    ("the ZooKeeper login is set", "zookeeper.yml", {"zookeeper_sasl_password": "", "kafka_credentials_dir": "{empty}"},
+     None, "must not be empty nor hold"),
     ("a certificate covering the advertised name", "kafka.yml",
      {"kafka_tls_cert_source": f"{PKI}/hosts/kafka2/cert.pem", "kafka_tls_key_source": f"{PKI}/hosts/kafka2/key.pem"},
      None, "the certificate of kafka1 does not cover DNS:kafka1.kafkalab.test (its names: DNS:kafka2.kafkalab.test"),
@@ -107,9 +109,11 @@ CASES = [
 
 
 def _made_files(tmp_path, values):
-    """values with the placeholders of certificates the test makes: {expired}/cert, {future}/key, {another_ca}."""
+    """values with the placeholders of files the test makes: {expired}/cert, {future}/key, {another_ca}, and {empty}
+    (an empty directory)."""
     names = ["kafka1.kafkalab.test", "kafka2.kafkalab.test", "kafka3.kafkalab.test"]
-    made = {"{another_ca}": certificates.another_ca(tmp_path)[0]}
+    made = {"{another_ca}": certificates.another_ca(tmp_path)[0], "{empty}": str(tmp_path / "empty")}
+    (tmp_path / "empty").mkdir()
     for stem, start, days in (("expired", -40, 30), ("future", 2, 30)):
         cert, key = certificates.issue(tmp_path, stem, certificates.LAB_CA, names, start, days)
         made.update({f"{{{stem}}}/cert": cert, f"{{{stem}}}/key": key})
