@@ -1,6 +1,6 @@
 """Broker hosts as site.yml leaves them."""
 
-import pathlib
+from lab.cluster_settings import load
 
 testinfra_hosts = ["ansible://kafka_broker"]
 
@@ -53,7 +53,7 @@ def test_security_is_on(host):
     assert props["authorizer.class.name"] == "kafka.security.authorizer.AclAuthorizer"
     assert props["allow.everyone.if.no.acl.found"] == "false"
     assert props["super.users"] == "User:kafka-cluster;User:kafkaops-admin"
-    assert props["sasl.enabled.mechanisms"] == "SCRAM-SHA-512"
+    assert props["sasl.enabled.mechanisms"] == "SCRAM-SHA-512,SCRAM-SHA-256"  # a login rotates to the other one
     assert props["inter.broker.listener.name"] == "REPLICATION"
     assert props["ssl.client.auth"] == "required"  # the SSL listener; the SASL_SSL one asks for none (KIP-684)
     assert props["ssl.principal.mapping.rules"].startswith("RULE:^CN=[-.:a-zA-Z0-9]+,OU=kafkaops-member,O=kafka$/")
@@ -68,7 +68,7 @@ def test_config_key_and_data_owners_and_modes(host):
     assert owner_mode("/etc/kafka/server.properties") == ("root", "kafka", 0o640)
     assert owner_mode("/etc/kafka/jaas.conf") == ("root", "kafka", 0o640)  # the ZooKeeper login
     assert owner_mode("/etc/kafka/tls/keystore.pem") == ("root", "kafka", 0o640)  # the private key
-    password = pathlib.Path("/var/lib/kafka-lab/secrets/zookeeper-kafka").read_text().strip()  # the kit's own
+    password = load()["kazoo"]["sasl_options"]["password"]  # the kit's own ZooKeeper login, of the generation in use
     assert password in host.file("/etc/kafka/jaas.conf").content_string
     assert password not in host.file("/etc/kafka/server.properties").content_string
     assert "ScramLoginModule required\n" not in host.file("/etc/kafka/jaas.conf").content_string  # no member login

@@ -17,7 +17,7 @@ def test_only_the_tls_client_port_listens_and_the_admin_server_does_not(host):
 def test_myid_is_the_inventory_id(host):
     myid = host.file("/var/lib/zookeeper/myid")
     assert myid.content_string.strip() == str(host.ansible.get_variables()["zookeeper_id"])
-    assert myid.user == "zookeeper"
+    assert (myid.user, myid.group, myid.mode) == ("root", "zookeeper", 0o640)  # the member reads it, cannot change it
 
 
 def test_zoo_cfg_lists_the_ensemble_and_restricts_four_letter_words(host):
