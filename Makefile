@@ -88,8 +88,8 @@ security-drills: setup
 	python tests/drills/convert_previous_layout.py --kraft
 
 # Lab tests too long for make test (tests/integration/long_*.py, which pytest collects only when named), on a
-# freshly deployed lab: the CA rotation under load, the admin certificate's and the ZooKeeper login's rotations under
-# a canary, then the validator on the lab's Spark cluster (about 25 minutes).
+# freshly deployed lab: the CA rotation under load, rotate_credentials.yml for every kind of credential under a canary,
+# then the validator on the lab's Spark cluster (about 30 minutes).
 test-long: setup
 	python -m lab down
 	python -m lab up
