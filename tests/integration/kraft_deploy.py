@@ -89,7 +89,8 @@ def test_a_topic_gets_the_clusters_policy_and_keeps_acks_all_records():
 def test_the_controller_listener_takes_only_marked_certificates_of_the_clusters_ca(controllers, tmp_path):
     """CONTROLPLANE is SSL with client certificates: the controller's own gets in (a member), none or another CA's
     is refused at the handshake, and the cluster CA's certificate of the controller machine (no marker) gets in as
-    nobody: it may not even describe the quorum."""
+    nobody: it may not even describe the quorum (the tool's first call is refused authorization, or finds no node it
+    may use and times out; never a TLS refusal)."""
     host = controllers[0]
     assert "LeaderId" in _quorum(host, "status")  # the controller's own settings get in
     foreign = certificates.issue(tmp_path, "intruder", certificates.another_ca(tmp_path), ["intruder"])
@@ -103,14 +104,17 @@ def test_the_controller_listener_takes_only_marked_certificates_of_the_clusters_
                                      f"{TOOL_CONFIG}", "SslAuthenticationException"),
         "a certificate of the cluster's CA without the member marker": (
             f"sed 's#^ssl.keystore.location=.*#ssl.keystore.location=/tmp/unmarked.pem#' {TOOL_CONFIG}",
-            "ClusterAuthorizationException"),
+            ("ClusterAuthorizationException", "Timed out waiting for a node assignment")),
     }
     try:
         for name, (make, refusal) in variants.items():
             ssh_run(host, f"umask 077; {make} > /tmp/variant.properties")
             out = ssh_run(host, QUORUM_TOOL.format(config="/tmp/variant.properties", what="status") + " || true")
             assert "LeaderId" not in out, f"the CONTROLPLANE listener let in a client with {name}: {out[-500:]}"
-            assert refusal in out, f"{name}: {out[-500:]}"
+            refusals = refusal if isinstance(refusal, tuple) else (refusal,)
+            assert any(r in out for r in refusals), f"{name}: {out[-500:]}"
+            if isinstance(refusal, tuple):  # it got in: its TLS was accepted
+                assert "SslAuthenticationException" not in out, f"{name}: {out[-500:]}"
     finally:
         ssh_run(host, "rm -f /tmp/foreign.pem /tmp/unmarked.pem /tmp/variant.properties")
 
