@@ -70,7 +70,7 @@ def main():
         target.write_bytes(open(old_admin[key], "rb").read())
         old_admin[key] = str(target)
 
-    topic = f"drill-rotate-{uuid.uuid4().hex[:6]}"
+    topic = f"canary-drill-rotate-{uuid.uuid4().hex[:6]}"  # the canary principal writes kafka_canary_topic_prefix's
     ensure_topic(cluster_settings.kafka_config(), topic, partitions=6, replication_factor=3)
     ledger, snapshots = work / "ledger", work / "snapshots"
     canary = Canary(old_tools["canary"], topic, ledger, rate=RATE).start()
