@@ -113,7 +113,10 @@ def test_only_the_marked_certificates_of_the_clusters_ca_are_super_users(tmp_pat
 
 
 def _as_user(name, password):
-    return kafka_config(principal="canary") | {"sasl.username": name, "sasl.password": password}
+    """An application's login on CLIENT: the canary's settings (its listener, TLS) with the user's name, password and
+    the mechanism kafka_scram_users gives it by default (the canary's own may have rotated to the other one)."""
+    return kafka_config(principal="canary") | {"sasl.username": name, "sasl.password": password,
+                                               "sasl.mechanism": "SCRAM-SHA-512"}
 
 
 def _attempts(conf, topic):
