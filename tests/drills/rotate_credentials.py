@@ -3,9 +3,9 @@ canary, on a freshly deployed lab (ZooKeeper mode, or KRaft with --kraft: there 
 
   python tests/drills/rotate_credentials.py [--kraft]     (make bench-rotation)
 
-Deploys, starts the canary as the canary principal (the login the first rotation moves), snapshots the offsets, then
-rotates the tools' logins (canary, validator), the kit's admin certificate and (ZooKeeper) the ZooKeeper login, timing
-each run; afterwards every old credential must be refused (the tools' old passwords on CLIENT, the old admin
+Deploys, starts the canary as the canary principal, snapshots the offsets, then rotates the kit's admin certificate,
+(ZooKeeper) the ZooKeeper login and last the tools' logins (canary, validator: the canary's own, after the rolls),
+timing each run; afterwards every old credential must be refused (the tools' old passwords on CLIENT, the old admin
 certificate maps to no super user: a topic it creates is refused), site.yml must change nothing, and the Spark
 validator (its own rotated login) must find every acknowledged record. The canary keeps the session it opened with
 the old canary password: the brokers re-authenticate it only after connections.max.reauth.ms (an hour), far beyond
@@ -74,7 +74,9 @@ def main():
     ensure_topic(cluster_settings.kafka_config(), topic, partitions=6, replication_factor=3)
     ledger, snapshots = work / "ledger", work / "snapshots"
     canary = Canary(old_tools["canary"], topic, ledger, rate=RATE).start()
-    kinds = ["canary,validator", "admin"] + ([] if kraft else ["zookeeper"])
+    # The rolling rotations first: a client whose own login was rotated cannot log in again when a roll disconnects
+    # it (its old password is deleted), so the canary's own rotation comes last, after the rolls.
+    kinds = ["admin"] + ([] if kraft else ["zookeeper"]) + ["canary,validator"]
     try:
         time.sleep(10)  # data in every partition
         drill.run(["ansible-playbook", "playbooks/snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}"],
