@@ -99,6 +99,7 @@ def validate(before, ledger, snapshots, report, canaries, env=None):
     figures = {"acked": sum(c["acked"] for c in canaries), "failed": sum(c["failed"] for c in canaries),
                "lost": result["lost_records_total"], "verdict": result["verdict"], "validator_exit": proc.returncode}
     problems = [f"{figures['failed']} failed sends"] if figures["failed"] else []
+    problems += ["the canaries had no send acknowledged: nothing was proven"] if not figures["acked"] else []
     problems += [f"{figures['lost']} lost records (validator: {result['verdict']})"] if figures["lost"] else []
     problems += [f"validate_recovery.yml exited {proc.returncode}"] if proc.returncode else []
     return figures, problems

@@ -21,26 +21,12 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(__file__))
 import drill  # noqa: E402
-from confluent_kafka import KafkaException  # noqa: E402
-from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 from canary import Canary, ensure_topic  # noqa: E402
 from lab import cluster_settings  # noqa: E402
-from lab.traffic import logs_in  # noqa: E402
+from lab.traffic import creates_a_topic, logs_in  # noqa: E402
 
 RATE = 200  # canary records per second
-
-
-def _created(conf):
-    """None if a client with conf may create a topic (then deleted), else the error's name."""
-    topic = f"drill-rotate-admin-{uuid.uuid4().hex[:6]}"
-    admin = AdminClient(conf)
-    try:
-        admin.create_topics([NewTopic(topic, 1, 3)])[topic].result(30)
-    except KafkaException as exc:
-        return exc.args[0].name()
-    AdminClient(cluster_settings.kafka_config()).delete_topics([topic])[topic].result(30)
-    return None
 
 
 def _fresh_login(principal):
@@ -94,7 +80,8 @@ def main():
 
     figures["old_tool_logins_accepted"] = [p for p, conf in old_tools.items() if logs_in(conf)]
     figures["new_tool_logins_accepted"] = [p for p in old_tools if logs_in(_fresh_login(p))]
-    figures["old_admin_creates_topic"] = _created(old_admin)  # its subject maps to no super user now
+    # the old certificate's subject maps to no super user now
+    figures["old_admin_creates_topic"] = creates_a_topic(old_admin, "drill-rotate-admin")
     site, _ = drill.run(["ansible-playbook", "playbooks/site.yml"], work / "logs")
     figures["site_after_changed"] = drill.changed_hosts(site.stdout)
     losses, problems = drill.validate(before, ledger, snapshots, work / "report", [figures["canary"]])

@@ -22,8 +22,6 @@ import time
 import uuid
 
 import pytest
-from confluent_kafka import KafkaException
-from confluent_kafka.admin import AdminClient, NewTopic
 from kazoo.exceptions import AuthFailedError, ConnectionLoss, SessionClosedRequireSaslError
 from kazoo.handlers.threading import KazooTimeoutError
 from unchanged import lab_state
@@ -33,7 +31,7 @@ from canary.ledger import read_acked
 from lab import config
 from lab.cluster_settings import kafka_config, kazoo_client, load
 from lab.command_lines import CommandLineWatch
-from lab.traffic import logs_in
+from lab.traffic import creates_a_topic, logs_in
 
 CANARY = "kafkaops-canary"  # the connection role's kafka_canary_principal
 
@@ -144,17 +142,6 @@ def test_an_application_user_rotates_under_its_own_canary_its_owner_switching(ru
         run_module("kafka_scram_user", users=[{"name": name}], state="absent")
 
 
-def _creates_a_topic(conf):
-    topic = f"admin-rotate-{uuid.uuid4().hex[:8]}"
-    try:
-        admin = AdminClient(conf | {"log_level": 0})  # kept: a future outlives no client (_DESTROY)
-        admin.create_topics([NewTopic(topic, 1, 3)])[topic].result(30)
-    except KafkaException as exc:
-        return exc.args[0].name()
-    AdminClient(kafka_config()).delete_topics([topic])
-    return None
-
-
 def test_the_admin_certificate_rotates_under_a_canary_and_the_old_one_is_no_super_user(run_playbook, tmp_path):
     current = config.PKI / "admin" / "current"
     before = int(os.readlink(current).removeprefix("g"))
@@ -162,7 +149,7 @@ def test_the_admin_certificate_rotates_under_a_canary_and_the_old_one_is_no_supe
     shutil.copytree(current.resolve(), old)  # what someone who kept the old key holds
     old_conf = kafka_config() | {"ssl.certificate.location": str(old / "chain.pem"),
                                  "ssl.key.location": str(old / "key.pem")}
-    assert _creates_a_topic(old_conf) is None
+    assert creates_a_topic(old_conf) is None
     checked = run_playbook("rotate_credentials.yml", "-e", "credentials=admin", "--check")
     assert checked.returncode == 0 and f"admin certificate: g{before} -> g{before + 1}" in checked.output
     assert not (config.PKI / "admin" / f"g{before + 1}").exists()  # check mode made nothing
@@ -178,8 +165,8 @@ def test_the_admin_certificate_rotates_under_a_canary_and_the_old_one_is_no_supe
     assert unreported == 0 and canary.failed == 0 and len(read_acked(ledger)) == canary.sent
     assert os.readlink(current) == f"g{before + 1}" and not (config.PKI / "admin" / f"g{before}").exists()
     load.cache_clear()
-    assert _creates_a_topic(kafka_config()) is None
-    assert _creates_a_topic(old_conf) in ("TOPIC_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED")
+    assert creates_a_topic(kafka_config()) is None
+    assert creates_a_topic(old_conf) in ("TOPIC_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED")
 
     site = run_playbook("site.yml")
     assert site.returncode == 0 and all(" changed=0 " in line for line in site.stdout.splitlines() if " : ok=" in line)

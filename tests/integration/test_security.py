@@ -23,6 +23,7 @@ from lab import config
 from lab.cluster_settings import kafka_config, kazoo_client
 from lab.command_lines import CommandLineWatch
 from lab.machines import run_on
+from lab.traffic import creates_a_topic
 
 CLIENT_PORT, REPLICATION_PORT = 9093, 9091  # the roles' defaults
 SUPER_USERS = ("kafka-cluster", "kafkaops-admin")  # the connection role's kafka_member/admin_principal
@@ -38,24 +39,6 @@ def _listed(conf, timeout=8, errors=None):
     except KafkaException as exc:
         admin.poll(1)  # serves the error reports
         return exc
-
-
-def _created(conf, topic):
-    """None if a client with this configuration may create the topic (then it is deleted again), else the error."""
-    try:
-        admin = AdminClient(conf)  # kept: a future outlives no client (_DESTROY)
-        admin.create_topics([NewTopic(topic, 1, 3)])[topic].result(30)
-    except KafkaException as exc:
-        return exc.args[0].name()
-    admin = AdminClient(kafka_config())
-    # The creation is answered once the metadata log holds it; the brokers learn it a little later (KRaft), and
-    # a deletion sent before then was once refused as UNKNOWN_TOPIC_OR_PART: it must show up first, then go.
-    deadline = time.monotonic() + 30
-    while topic not in admin.list_topics(timeout=10).topics:
-        assert time.monotonic() < deadline, f"{topic} was created but never showed up in the cluster's metadata"
-        time.sleep(0.5)
-    admin.delete_topics([topic])[topic].result(30)
-    return None
 
 
 def test_no_broker_port_lets_a_plaintext_client_in(brokers):
@@ -105,9 +88,9 @@ def test_only_the_marked_certificates_of_the_clusters_ca_are_super_users(tmp_pat
     unmarked = _certificate_conf(str(pki / "localhost/cert.pem"), str(pki / "localhost/key.pem"), REPLICATION_PORT,
                                  brokers)
     foreign = certificates.issue(tmp_path, "intruder", certificates.another_ca(tmp_path), ["intruder"])
-    assert _created(member, f"security-{uuid.uuid4().hex[:8]}") is None
-    assert _created(kafka_config(), f"security-{uuid.uuid4().hex[:8]}") is None
-    assert _created(unmarked, f"security-{uuid.uuid4().hex[:8]}") in ("TOPIC_AUTHORIZATION_FAILED",
+    assert creates_a_topic(member, "security") is None
+    assert creates_a_topic(kafka_config(), "security") is None
+    assert creates_a_topic(unmarked, "security") in ("TOPIC_AUTHORIZATION_FAILED",
                                                                      "CLUSTER_AUTHORIZATION_FAILED")
     assert isinstance(_listed(_certificate_conf(*foreign, REPLICATION_PORT, brokers)), KafkaException)
 
@@ -248,7 +231,7 @@ def test_the_canary_and_the_validator_do_their_jobs_and_nothing_else(settings):
         assert _produce(canary, ours) is None
         assert _read_one(canary, ours, f"canary-{uuid.uuid4().hex[:6]}") is None
         # and may not create, delete, alter, nor read another topic
-        assert _created(canary, f"canary-new-{uuid.uuid4().hex[:8]}") == "TOPIC_AUTHORIZATION_FAILED"
+        assert creates_a_topic(canary, "canary-new") == "TOPIC_AUTHORIZATION_FAILED"
         with pytest.raises(KafkaException, match="TOPIC_AUTHORIZATION_FAILED"):
             canary_admin = AdminClient(canary)
             canary_admin.delete_topics([ours], operation_timeout=15)[ours].result(30)
@@ -257,7 +240,7 @@ def test_the_canary_and_the_validator_do_their_jobs_and_nothing_else(settings):
         # the validator reads every topic and may write to none, nor create or alter one
         assert _read_one(validator, other, f"kafkaops-validator-{uuid.uuid4().hex[:6]}") is None
         assert _produce(validator, ours) == "TOPIC_AUTHORIZATION_FAILED"
-        assert _created(validator, f"canary-new-{uuid.uuid4().hex[:8]}") == "TOPIC_AUTHORIZATION_FAILED"
+        assert creates_a_topic(validator, "canary-new") == "TOPIC_AUTHORIZATION_FAILED"
         assert _altered(validator, other) == "TOPIC_AUTHORIZATION_FAILED"
     finally:
         admin.delete_topics([ours, other])
