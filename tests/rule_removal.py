@@ -16,6 +16,7 @@ setting (a broker with broker.id=one never starts again), see the table in docs/
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -262,9 +263,10 @@ def outcomes(log, tests):
     """{test node id: 'PASSED' / 'FAILED' / 'ERROR' / 'not run'} from pytest -v's lines."""
     found = {}
     for line in log.splitlines():
-        words = line.split()
-        if len(words) >= 2 and words[1] in ("PASSED", "FAILED", "ERROR") and "::" in words[0]:
-            found[words[0]] = "FAILED" if words[1] == "ERROR" else words[1]
+        # a parametrized test's id may hold spaces: "path::test[a case] PASSED [ 50%]"
+        matched = re.match(r"(\S+::.+?) (PASSED|FAILED|ERROR)\b", line)
+        if matched:
+            found[matched.group(1)] = "FAILED" if matched.group(2) == "ERROR" else matched.group(2)
     return {test: found.get(test, "not run") for test in tests}
 
 
