@@ -8,7 +8,8 @@ KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
 .PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
 	test test-long test-kraft test-migration lint unit molecule \
-	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration
+	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration bench-sandbox \
+	bench-rotation
 
 setup: host-packages venv collection-link kafka-archive spark-jars
 
@@ -78,13 +79,17 @@ rule-removal: setup
 # secure_cluster.yml from an open cluster (the previous roles' deploy) to the secured one under a canary, on a
 # fresh lab: nothing lost, no failed send, every rerun changes nothing (tests/drills/secure_cluster.py); then
 # a certificate renewal (site.yml) and rotate_ca.yml on a fresh lab under a canary trusting the old CA until
-# the last phase (tests/drills/rotate_ca.py).
+# the last phase (tests/drills/rotate_ca.py); and secure_cluster.yml moving a cluster of the previous layout
+# (members by password) to member certificates under a canary (tests/drills/convert_previous_layout.py).
 security-drills: setup
 	python tests/drills/secure_cluster.py
 	python tests/drills/rotate_ca.py
+	python tests/drills/convert_previous_layout.py
+	python tests/drills/convert_previous_layout.py --kraft
 
 # Lab tests too long for make test (tests/integration/long_*.py, which pytest collects only when named), on a
-# freshly deployed lab: the CA rotation under load, then the validator on the lab's Spark cluster (about 13 minutes).
+# freshly deployed lab: the CA rotation under load, rotate_credentials.yml for every kind of credential under a canary,
+# then the validator on the lab's Spark cluster (about 30 minutes).
 test-long: setup
 	python -m lab down
 	python -m lab up
@@ -152,6 +157,13 @@ bench: bench-deploy bench-roll bench-rebuild bench-validator bench-security
 bench-migration: setup
 	python tests/drills/migrate_to_kraft.py
 
+# rotate_credentials.yml for every kind of credential the kit made, one after the other under one acks=all canary, on
+# a fresh ZooKeeper lab, then on a fresh KRaft lab: each run's wall time, acknowledged, failed sends, lost, the old
+# credentials refused (tests/drills/rotate_credentials.py; about 25 minutes).
+bench-rotation: setup
+	python tests/drills/rotate_credentials.py
+	python tests/drills/rotate_credentials.py --kraft
+
 bench-deploy: setup
 	python bench/lab_deploy.py
 
@@ -169,3 +181,7 @@ bench-validator: setup
 bench-security: setup
 	python bench/security.py
 	python bench/rolling_restart.py
+
+# systemd-analyze security of every unit the kit runs on the deployed lab (read only).
+bench-sandbox: setup
+	python bench/systemd_security.py

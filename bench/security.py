@@ -81,8 +81,9 @@ def main():
                         help="rounds, the order of the protocols swapped each round (what runs first after the "
                              "roll runs on a cluster still settling)")
     args = parser.parse_args()
-    prefix = f"bench-security-{uuid.uuid4().hex[:6]}"
-    secured = kafka_config()
+    # The secured client is an application's: a SCRAM login on CLIENT, the canary's principal (its topics' prefix)
+    prefix = f"canary-bench-security-{uuid.uuid4().hex[:6]}"
+    secured = kafka_config(principal="canary")
     plaintext = {"bootstrap.servers": ",".join(
         f"{endpoint.rsplit(':', 1)[0]}:{PLAINTEXT_PORT}" for endpoint in cluster_settings.load()["brokers"].values()),
         "security.protocol": "PLAINTEXT"}

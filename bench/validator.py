@@ -84,10 +84,10 @@ def write_records(records):
     """A fresh topic and the canary's ledger of `records` acknowledged records; returns the state."""
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
-    topic = f"bench-validate-{uuid.uuid4().hex[:6]}"
-    ensure_topic(kafka_config(), topic, partitions=12, replication_factor=3)
+    topic = f"canary-bench-validate-{uuid.uuid4().hex[:6]}"  # the canary principal's prefix
+    ensure_topic(kafka_config(), topic, partitions=12, replication_factor=3)  # made by the kit's admin
     started = time.monotonic()
-    canary = Canary(kafka_config(), topic, WORK / "ledger", rate=10 ** 9, count=records)
+    canary = Canary(kafka_config(principal="canary"), topic, WORK / "ledger", rate=10 ** 9, count=records)
     canary.start()
     while canary.running():
         time.sleep(1)

@@ -28,12 +28,18 @@ def client_config(settings_path=None, bootstrap_servers=None):
     return {"bootstrap.servers": bootstrap_servers}
 
 
+class TopicNotAllowed(RuntimeError):
+    """The topic is missing and this principal may not create it (the canary's own may not: the kit's admin does)."""
+
+
 def ensure_topic(client_conf, topic, partitions=6, replication_factor=3, timeout=30):
     """Create the canary topic if it is missing, and wait until every partition has a leader.
-    client_conf: the cluster's librdkafka configuration (client_config)."""
+    client_conf: the cluster's librdkafka configuration (client_config). A principal that may not create topics
+    (the kit's canary principal) gets TopicNotAllowed for a missing one."""
     admin = AdminClient(client_conf)
     deadline = time.monotonic() + timeout
-    while True:
+    existing = admin.list_topics(topic, timeout=timeout).topics.get(topic)
+    while existing is None or existing.error is not None:
         try:
             admin.create_topics([NewTopic(topic, partitions, replication_factor)])[topic].result(timeout)
             break
@@ -41,6 +47,10 @@ def ensure_topic(client_conf, topic, partitions=6, replication_factor=3, timeout
             error = exc.args[0]
             if error.code() == KafkaError.TOPIC_ALREADY_EXISTS:
                 break
+            if error.code() in (KafkaError.TOPIC_AUTHORIZATION_FAILED, KafkaError.CLUSTER_AUTHORIZATION_FAILED):
+                raise TopicNotAllowed(
+                    f"topic {topic} is missing and this principal may not create it: create it as the kit's admin "
+                    "first (the canary's own principal writes and reads only)") from None
             if not error.retriable() or time.monotonic() > deadline:  # e.g. the controller just moved
                 raise
             time.sleep(1)

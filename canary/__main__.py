@@ -3,7 +3,9 @@
   python -m canary (--client-settings FILE | --bootstrap-servers kafka1:9092) --ledger run/ledger [--topic canary]
                    [--rate 200] [--count N | --duration SECONDS] [--acks 1]
 
-Prints one JSON line at the end: topic, sent, acked, failed, unreported.
+Prints one JSON line at the end: topic, sent, acked, failed, unreported. Exits 0 when every record was reported,
+1 when some were not, 2 when its topic is missing and its principal may not create it (the kit's canary principal
+writes and reads only: the kit's admin creates the topic first).
 """
 
 import argparse
@@ -12,7 +14,7 @@ import signal
 import sys
 import threading
 
-from . import Canary, client_config, ensure_topic
+from . import Canary, TopicNotAllowed, client_config, ensure_topic
 
 
 def main(argv=None):
@@ -37,7 +39,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     conf = client_config(args.client_settings, args.bootstrap_servers)
-    ensure_topic(conf, args.topic, args.partitions, args.replication_factor)
+    try:
+        ensure_topic(conf, args.topic, args.partitions, args.replication_factor)
+    except TopicNotAllowed as exc:
+        print(f"python -m canary: {exc}", file=sys.stderr)
+        return 2
     canary = Canary(conf, args.topic, args.ledger,
                     rate=args.rate, count=args.count, acks=args.acks,
                     delivery_timeout_s=args.delivery_timeout)

@@ -10,20 +10,35 @@ PATH = config.REPO / ".cache" / "lab" / "client-settings.json"
 
 
 @functools.cache
-def load():
+def load(principal="admin"):
     """{"metadata_mode", "bootstrap_servers", "zookeeper_connect" ("" on KRaft), "brokers": {host: "host:port"},
     "zookeeper_members": {host: "host:port"}, "kafka": librdkafka configuration, "kafka_java": Java client
-    properties, "kazoo": KazooClient options, "connection": the modules' options}, written once per process."""
-    proc = ansible.playbook("playbooks/client_settings.yml", extra_vars={"client_settings_path": PATH})
+    properties, "kazoo": KazooClient options, "connection": the modules' options} of the kit's admin ("admin"), or of
+    one of the kit's tools ("canary", "validator": their own logins), written once per process and principal."""
+    path = _path(principal)
+    proc = ansible.playbook("playbooks/client_settings.yml",
+                            extra_vars={"client_settings_path": path, "client_settings_for": principal})
     if proc.returncode:
         raise RuntimeError(f"playbooks/client_settings.yml failed:\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}")
-    return json.loads(PATH.read_text())
+    return json.loads(path.read_text())
 
 
-def kafka_config(bootstrap_servers=None):
-    """The librdkafka configuration of the lab's clients (the cluster's security included), for
-    bootstrap_servers (default: every broker). Add a client's own settings with `| {...}`."""
-    conf = dict(load()["kafka"])
+def _path(principal):
+    return PATH if principal == "admin" else PATH.with_name(f"client-settings-{principal}.json")
+
+
+def path(principal="admin"):
+    """The client settings file of the kit's admin or one of its tools (written first): `--client-settings` of the
+    canary and the validator."""
+    load(principal)
+    return _path(principal)
+
+
+def kafka_config(bootstrap_servers=None, principal="admin"):
+    """The librdkafka configuration of the lab's clients (the cluster's security included) as the kit's admin or
+    one of its tools ("canary", "validator"), for bootstrap_servers (default: every broker, on that principal's
+    listener). Add a client's own settings with `| {...}`."""
+    conf = dict(load(principal)["kafka"])
     if bootstrap_servers:
         conf["bootstrap.servers"] = bootstrap_servers
     return conf

@@ -1,13 +1,14 @@
 """Client traffic against the lab cluster, for tests and benchmarks: an idempotent acks=all producer that
 can write in the background while a playbook runs, a reader that reads a topic back, and whether a client
-trusting a given CA file reaches the brokers."""
+trusting a given CA file reaches the brokers, whether a login is accepted and whether a client may create a topic."""
 
 import os
 import threading
 import time
+import uuid
 
 from confluent_kafka import Consumer, KafkaException, Producer
-from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from .cluster_settings import kafka_config, load
 
@@ -114,3 +115,32 @@ def reaches_every_broker(ca_file):
         return len(admin.list_topics(timeout=15).brokers) == len(load()["brokers"])
     except KafkaException:
         return False
+
+
+def logs_in(conf):
+    """Whether a client with these librdkafka settings (a login among them) gets metadata from the brokers."""
+    try:
+        AdminClient(conf | {"log_level": 0}).list_topics(timeout=15)
+        return True
+    except KafkaException:
+        return False
+
+
+def creates_a_topic(conf, prefix="created"):
+    """None if a client with these librdkafka settings may create a topic (then deleted again by the kit's
+    admin), else the error's name (TOPIC_AUTHORIZATION_FAILED, ...)."""
+    topic = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    try:
+        admin = AdminClient(conf | {"log_level": 0})  # kept: a future outlives no client
+        admin.create_topics([NewTopic(topic, 1, 3)])[topic].result(30)
+    except KafkaException as exc:
+        return exc.args[0].name()
+    admin = AdminClient(kafka_config())
+    # The creation is answered once the metadata log holds it; the brokers learn it a little later (KRaft), and
+    # a deletion sent before then was once refused as UNKNOWN_TOPIC_OR_PART: it must show up first, then go.
+    deadline = time.monotonic() + 30
+    while topic not in admin.list_topics(timeout=10).topics:
+        assert time.monotonic() < deadline, f"{topic} was created but never showed up in the cluster's metadata"
+        time.sleep(0.5)
+    admin.delete_topics([topic])[topic].result(30)
+    return None

@@ -74,7 +74,7 @@ def main():
 
     step(f"the canary writes {CANARY_RATE} records/s to {CANARY_TOPIC} (acks=all, idempotent); "
          f"ledger {ledger}")
-    canary = Canary(kafka_config(), CANARY_TOPIC, ledger, rate=CANARY_RATE).start()
+    canary = Canary(kafka_config(principal="canary"), CANARY_TOPIC, ledger, rate=CANARY_RATE).start()
     time.sleep(10)
 
     step("kafka2 loses power (no clean shutdown)")

@@ -16,6 +16,7 @@ setting (a broker with broker.id=one never starts again), see the table in docs/
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -165,8 +166,8 @@ RULES = [
          heal="kafka4"),
     Rule("identity-by-advertised-name",
          "playbooks/replace_broker.yml",
-         'replacement_endpoint: ["{{ kafka_advertised_host }}", "{{ kafka_port }}"]',
-         'replacement_endpoint: ["{{ ansible_host }}", "{{ kafka_port }}"]',
+         'replacement_endpoint: ["{{ kafka_advertised_host }}", "{{ kafka_admin_port }}"]',
+         'replacement_endpoint: ["{{ ansible_host }}", "{{ kafka_admin_port }}"]',
          [T + "test_recovery_playbooks.py::test_replace_a_powered_off_broker_under_load_loses_nothing"],
          heal="kafka4"),
     Rule("secure-unknown-step",
@@ -174,6 +175,17 @@ RULES = [
          "    if stop_after is not None and stop_after not in STEP_NAMES:\n",
          "    if False:\n",
          [T + "test_secure_cluster.py::test_a_step_that_does_not_exist_is_refused_and_nothing_changes"]),
+    Rule("scram-user-is-super-user",
+         "plugins/module_utils/kafka_principals.py", "        for name in sorted(set(scram_users) & supers)]",
+         "        for name in []]",
+         [T + "test_role_preflight.py::test_a_wrong_setting_is_refused_before_anything_changes"
+          "[no SCRAM user bears a super user's name]"]),
+    Rule("password-too-weak",
+         "plugins/module_utils/kafka_principals.py",
+         "        if password in PUBLISHED or password.startswith(PUBLISHED_PREFIX):\n",
+         "        if False:\n",
+         [T + "test_role_preflight.py::test_a_wrong_setting_is_refused_before_anything_changes"
+          "[no published password]"]),
     Rule("kraft-lost-voter",
          "plugins/module_utils/kafka_kraft.py", "    if started and empty:\n", "    if False:\n",
          [T + "kraft_deploy.py::test_a_voter_that_lost_its_disk_is_not_formatted_and_nothing_changes"], lab="kraft"),
@@ -251,9 +263,10 @@ def outcomes(log, tests):
     """{test node id: 'PASSED' / 'FAILED' / 'ERROR' / 'not run'} from pytest -v's lines."""
     found = {}
     for line in log.splitlines():
-        words = line.split()
-        if len(words) >= 2 and words[1] in ("PASSED", "FAILED", "ERROR") and "::" in words[0]:
-            found[words[0]] = "FAILED" if words[1] == "ERROR" else words[1]
+        # a parametrized test's id may hold spaces: "path::test[a case] PASSED [ 50%]"
+        matched = re.match(r"(\S+::.+?) (PASSED|FAILED|ERROR)\b", line)
+        if matched:
+            found[matched.group(1)] = "FAILED" if matched.group(2) == "ERROR" else matched.group(2)
     return {test: found.get(test, "not run") for test in tests}
 
 

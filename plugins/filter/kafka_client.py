@@ -35,4 +35,5 @@ class FilterModule:
                 "kafka_java_client_properties": kafka_java_client_properties,
                 "kazoo_client_options": kazoo_client_options,
                 "zookeeper_tls_properties": zookeeper_tls_properties,
+                "zookeeper_cipher_suites": kafka_connection.zookeeper_cipher_suites,
                 "zookeeper_jaas": zookeeper_jaas}

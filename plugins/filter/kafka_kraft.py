@@ -18,7 +18,6 @@ class FilterModule:
             "kraft_mode_change_refusal": kafka_kraft.mode_change_refusal,
             "kraft_metadata_state": kafka_kraft.metadata_state,
             "kraft_format_plan": kafka_kraft.format_plan,
-            "kraft_add_scram_args": kafka_kraft.add_scram_args,
             "kraft_quorum_replication": kafka_kraft.parse_quorum_replication,
             "kraft_controller_stop_refusals": kafka_kraft.controller_stop_refusals,
             "kraft_controller_rejoined": kafka_kraft.controller_rejoined,

@@ -11,5 +11,11 @@ class FilterModule:
             "kafka_pki_key_is": kafka_pki.key_is,
             "kafka_pki_ca_problems": kafka_pki.ca_problems,
             "kafka_pki_reissue_reasons": kafka_pki.reissue_reasons,
+            "kafka_pki_renewal_due": kafka_pki.renewal_due,
+            "kafka_pki_not_after": kafka_pki.not_after,
+            "kafka_pki_expiry_report": kafka_pki.expiry_report,
+            "kafka_pki_kept_certificates": kafka_pki.kept_certificates,
+            "kafka_admin_generations": kafka_pki.admin_generations,
+            "kafka_admin_current": kafka_pki.admin_current,
             "kafka_pki_tls_file_problems": kafka_pki.tls_file_problems,
         }

@@ -3,9 +3,9 @@
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.security_exposures import exposure_refusals
 
 
-def security_exposure_refusals(settings, accepted):
+def security_exposure_refusals(settings, accepted, escape_hatches=None, tls_protocols=None):
     """The refusals for the settings that open an exposure not in kafka_security_exposures_accepted."""
-    return exposure_refusals(settings, accepted or [])
+    return exposure_refusals(settings, accepted or [], escape_hatches, tls_protocols)
 
 
 class FilterModule:

@@ -96,7 +96,7 @@ def is_permanent(exc):
 
 def admin_config(params):
     """The librdkafka configuration for the connection parameters: the SASL options only with a SASL
-    protocol, the SSL ones only with an SSL protocol, unset options left out."""
+    protocol, the CA with a TLS protocol, the client certificate with SSL alone, unset options left out."""
     protocol = params["security_protocol"]
     conf = {
         "bootstrap.servers": params["bootstrap_servers"],
@@ -108,7 +108,10 @@ def admin_config(params):
         optional.update({"sasl.mechanism": "sasl_mechanism", "sasl.username": "sasl_username",
                          "sasl.password": "sasl_password"})
     if "SSL" in protocol:
-        optional.update({"ssl.ca.location": "ssl_ca_location", "ssl.certificate.location": "ssl_certificate_location",
+        optional["ssl.ca.location"] = "ssl_ca_location"
+        conf["ssl.endpoint.identification.algorithm"] = "https"  # librdkafka's default since 2.0: said, not assumed
+    if protocol == "SSL":  # the certificate is the login; with SASL the password is (no listener asks for both)
+        optional.update({"ssl.certificate.location": "ssl_certificate_location",
                          "ssl.key.location": "ssl_key_location"})
     conf.update({key: params[name] for key, name in optional.items() if params.get(name)})
     return conf
@@ -120,8 +123,8 @@ def _jaas_quote(text):
 
 def java_client_properties(conf):
     """The Java client's properties (Kafka's tools --command-config, Spark's kafka.* options) for a librdkafka
-    configuration from admin_config: the same protocol, SASL login and CA (a PEM truststore). A client
-    certificate (mTLS) is not carried over: Java reads key and certificate from one keystore file."""
+    configuration from admin_config: the same protocol, SASL login, CA (a PEM truststore) and client certificate
+    (a PEM keystore given as text, KIP-651: Java takes key and chain together, librdkafka from two files)."""
     props = {"security.protocol": conf["security.protocol"]}
     if "sasl.mechanism" in conf:
         props["sasl.mechanism"] = conf["sasl.mechanism"]
@@ -131,7 +134,19 @@ def java_client_properties(conf):
                                      f"password={_jaas_quote(conf.get('sasl.password', ''))};")
     if "ssl.ca.location" in conf:
         props.update({"ssl.truststore.type": "PEM", "ssl.truststore.location": conf["ssl.ca.location"]})
+    if "SSL" in conf["security.protocol"]:
+        props["ssl.endpoint.identification.algorithm"] = "https"
+    if "ssl.certificate.location" in conf and "ssl.key.location" in conf:
+        with open(conf["ssl.key.location"], encoding="ascii") as key, \
+                open(conf["ssl.certificate.location"], encoding="ascii") as chain:
+            props.update({"ssl.keystore.type": "PEM", "ssl.keystore.key": key.read().strip(),
+                          "ssl.keystore.certificate.chain": chain.read().strip()})
     return props
+
+
+def properties_text(props):
+    """A Java .properties file's text for props: one key=value a line, a value's line breaks escaped (PEM text)."""
+    return "".join(f"{key}={value}".replace("\n", "\\n") + "\n" for key, value in props.items())
 
 
 def admin_client(params):
@@ -152,13 +167,29 @@ def kazoo_options(params):
     return options
 
 
+# ZooKeeper 3.8 (X509Util) enables TLS 1.2 cipher suites alone unless told: a TLS 1.3 handshake then finds none ("No
+# appropriate protocol"). TLS 1.3's suites, and ZooKeeper's own 1.2 defaults for an ensemble that still offers 1.2.
+TLS13_CIPHER_SUITES = ("TLS_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256", "TLS_CHACHA20_POLY1305_SHA256")
+ZOOKEEPER_TLS12_CIPHER_SUITES = ("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+                                 "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384")
+
+
+def zookeeper_cipher_suites(protocols):
+    """ssl.ciphersuites of a ZooKeeper member (and its quorum) that offers the given TLS versions."""
+    return ",".join(TLS13_CIPHER_SUITES + (ZOOKEEPER_TLS12_CIPHER_SUITES if "TLSv1.2" in protocols else ()))
+
+
 def zookeeper_tls_properties(keystore, truststore):
     """The Java ZooKeeper client's TLS properties (a broker's server.properties, a tool's --zk-tls-config-file):
     Netty, a PEM keystore (key and certificate in one file) and a PEM truststore."""
     return {"zookeeper.ssl.client.enable": "true",
             "zookeeper.clientCnxnSocket": "org.apache.zookeeper.ClientCnxnSocketNetty",
             "zookeeper.ssl.keystore.type": "PEM", "zookeeper.ssl.keystore.location": keystore,
-            "zookeeper.ssl.truststore.type": "PEM", "zookeeper.ssl.truststore.location": truststore}
+            "zookeeper.ssl.truststore.type": "PEM", "zookeeper.ssl.truststore.location": truststore,
+            "zookeeper.ssl.endpoint.identification.algorithm": "HTTPS",
+            # ZooKeeper 3.8's client offers TLS 1.2 alone unless told; every member accepts 1.3 (kafka_tls_protocols)
+            "zookeeper.ssl.protocol": "TLSv1.3", "zookeeper.ssl.enabled.protocols": "TLSv1.3",
+            "zookeeper.ssl.cipher.suites": zookeeper_cipher_suites(["TLSv1.3"])}
 
 
 def zookeeper_jaas(params):
@@ -245,6 +276,25 @@ def read_admin_registry(admin, timeout):
     brokers = {node.id: {"host": node.host, "port": node.port, "endpoints": [f"{node.host}:{node.port}"]}
                for node in cluster.nodes}
     return {"controller_id": None, "brokers": brokers, "cluster_id": cluster.cluster_id}
+
+
+def read_scram_credentials(admin, names, timeout):
+    """{user: [(mechanism, iterations)]} for each name; [] for a user without credentials (Kafka answers
+    RESOURCE_NOT_FOUND for it). Any other error is raised."""
+    if not names:  # an empty list would describe every user
+        return {}
+    futures = admin.describe_user_scram_credentials(names, request_timeout=timeout)
+    existing = {}
+    for name in names:
+        try:
+            infos = futures[name].result(timeout * 2).scram_credential_infos
+        except Exception as exc:
+            if error_name(exc) != "RESOURCE_NOT_FOUND":
+                raise
+            infos = []
+        # confluent-kafka's SCRAM_SHA_512 is Kafka's SCRAM-SHA-512, the spelling the choices use
+        existing[name] = [(info.mechanism.name.replace("_", "-"), info.iterations) for info in infos]
+    return existing
 
 
 def read_partitions(admin, timeout):

@@ -128,11 +128,6 @@ def format_plan(controllers, configured_cluster_id=""):
     return {"cluster_id": ids[0] if ids else (configured_cluster_id or None), "format": empty, "refusals": []}
 
 
-def add_scram_args(user, mechanism="SCRAM-SHA-512"):
-    """kafka-storage format's arguments that put a user's SCRAM credential into the bootstrap metadata."""
-    return ["--add-scram", f"{mechanism}=[name={user['name']},password={user['password']}]"]
-
-
 VOTER = ("Leader", "Follower")
 
 

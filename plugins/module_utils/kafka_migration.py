@@ -70,8 +70,11 @@ def progress(controllers, brokers, zk_state):
             f"controllers {', '.join(finalized)} run without ZooKeeper while brokers "
             f"{', '.join(h for h, m in sorted(modes.items()) if m != KRAFT)} do not run KRaft mode: the migration was "
             "finalized before every broker moved (KAFKA-20960); no step repairs it.")))
+    # A finalized controller has JMX off (kafka_controller role) and no state to read: it was finalized only after
+    # the metadata had moved.
+    metadata_moved = zk_state in (1, 3) or (bool(controllers) and all(m == KRAFT for m in ctrl_modes.values()))
     kraft_brokers = _hosts(brokers, KRAFT, False)
-    if kraft_brokers and zk_state not in (1, 3):
+    if kraft_brokers and not metadata_moved:
         refusals.append(refusal("migration-inconsistent-state", (
             f"brokers {', '.join(kraft_brokers)} run KRaft mode but the metadata migration is not complete "
             f"(ZkMigrationState {ZK_MIGRATION_STATE.get(zk_state, zk_state)}).")))
@@ -84,14 +87,14 @@ def progress(controllers, brokers, zk_state):
                                                  and not n["restart_pending"] for n in controllers.values()),
         "brokers_migration": bool(brokers) and all(
             (m == MIGRATING and not brokers[h]["restart_pending"]) or m == KRAFT for h, m in modes.items()),
-        "metadata": zk_state in (1, 3),
+        "metadata": metadata_moved,
         "brokers_kraft": bool(brokers) and len(_hosts(brokers, KRAFT)) == len(brokers),
         "finalize": bool(controllers) and len(_hosts(controllers, KRAFT)) == len(controllers),
     }
     started = {
         "controllers": any(m is not None for m in ctrl_modes.values()),
         "brokers_migration": any(m in (MIGRATING, KRAFT) for m in modes.values()),
-        "metadata": zk_state in (1, 3),
+        "metadata": metadata_moved,
         "brokers_kraft": any(m == KRAFT for m in modes.values()),
         "finalize": bool(finalized),
     }

@@ -5,6 +5,7 @@ there is none); times are naive UTC datetimes, as Jinja's now(utc=true) returns.
 
 import datetime
 import ipaddress
+import pathlib
 
 SAN_TYPES = ("DNS:", "IP:", "email:", "URI:", "RID:", "dirName:", "otherName:")
 # What a host's request sets besides its key and names; a certificate that differs was made for other settings.
@@ -63,7 +64,59 @@ def ca_problems(ca, ca_key, now):
     return problems
 
 
-def reissue_reasons(cert, csr, ca, now, renew_before_days):
+def renewal_due(cert, now, renew_before_days, validity_days, ca):
+    """Whether a certificate (None: there is none) is renewed, with a new key: it ends within renew_before_days, and
+    one issued now would end later (not when its CA ends first: that is the CA's rotation, rotate_ca.yml)."""
+    return (cert is not None and ca is not None
+            and _asn1_time(cert["not_after"]) - now < datetime.timedelta(days=int(renew_before_days))
+            and not_after(now, validity_days, ca) > cert["not_after"])
+
+
+def not_after(now, validity_days, ca):
+    """When a certificate issued now ends: validity_days from now, but never after its CA (which would leave the
+    host with a certificate no client can check the day the CA ends). community.crypto's ASN.1 time."""
+    end = min(now + datetime.timedelta(days=int(validity_days)), _asn1_time(ca["not_after"]))
+    return end.strftime("%Y%m%d%H%M%SZ")
+
+
+def kept_certificates(pki_dir, brought_ca=""):
+    """The certificate files the pki role keeps in pki_dir, in order: the CA in use (or the one the inventory brings,
+    kafka_pki_ca_cert_path), every host's, the kit's admin certificate in use (read on the controller, where filters
+    run)."""
+    root = pathlib.Path(pki_dir)
+    found = [pathlib.Path(brought_ca) if brought_ca else root / "ca" / "cert.pem",
+             *sorted((root / "hosts").glob("*/cert.pem")), root / "admin/current/cert.pem"]
+    return [str(path) for path in found if path.is_file()]
+
+
+def admin_generations(pki_dir):
+    """The generations of the kit's admin certificate in pki_dir/admin/g<N>/ (sorted), which the brokers and
+    controllers accept; [] when there is none yet."""
+    return sorted(int(path.parent.name[1:]) for path in pathlib.Path(pki_dir, "admin").glob("g*/cert.pem")
+                  if path.parent.name[1:].isdigit())
+
+
+def admin_current(pki_dir):
+    """The generation admin/current links to (the one the kit's clients use), or None."""
+    link = pathlib.Path(pki_dir, "admin", "current")
+    name = link.resolve().name if link.is_symlink() else ""
+    return int(name[1:]) if name[:1] == "g" and name[1:].isdigit() else None
+
+
+def expiry_report(certs, now, renew_before_days):
+    """What an operator must act on, from certs {label: certificate info}: {"expired": [...], "due": [...]}, one line
+    each, soonest first. Due: within renew_before_days (site.yml renews a host's; a CA's needs rotate_ca.yml)."""
+    report = {"expired": [], "due": []}
+    for label, cert in sorted(certs.items(), key=lambda item: item[1]["not_after"]):
+        left = _asn1_time(cert["not_after"]) - now
+        if left <= datetime.timedelta(0):
+            report["expired"].append(f"{label} expired {cert['not_after']}")
+        elif left < datetime.timedelta(days=int(renew_before_days)):
+            report["due"].append(f"{label} ends {cert['not_after']}, in {left.days} days")
+    return report
+
+
+def reissue_reasons(cert, csr, ca, now, renew_before_days, validity_days):
     """Why this host's certificate must be (re)issued, [] when it is kept. cert: its cert.pem, None when there
     is none; csr: the request made from its key.pem and the current settings, None when check mode could not
     make one (the key is still to be made or changes); ca: the CA's certificate, None when check mode has yet
@@ -77,7 +130,7 @@ def reissue_reasons(cert, csr, ca, now, renew_before_days):
     reasons = []
     if cert["public_key"] != csr["public_key"]:
         reasons.append("its key is not key.pem")
-    if _asn1_time(cert["not_after"]) - now < datetime.timedelta(days=int(renew_before_days)):
+    if renewal_due(cert, now, renew_before_days, validity_days, ca):
         reasons.append(f"it expires {cert['not_after']}, within kafka_pki_renew_before_days ({renew_before_days})")
     if cert["subject_alt_name"] != csr["subject_alt_name"]:
         reasons.append(f"its names {', '.join(cert['subject_alt_name'] or ['(none)'])} are not "

@@ -23,7 +23,7 @@ KAFKA, ZOOKEEPER = "kafka", "zookeeper"
 # every broker logs in). The quorum goes to TLS in ZooKeeper's three rolls: every member accepts both
 # kinds (portUnification), then connects with TLS (sslQuorum), then accepts TLS only.
 STEPS = (
-    ("secure-listeners", KAFKA, "brokers open the SASL_SSL client and TLS inter-broker listeners beside PLAINTEXT"),
+    ("secure-listeners", KAFKA, "brokers open the SASL_SSL client and the TLS replication listeners beside PLAINTEXT"),
     ("secure-inter-broker", KAFKA, "brokers replicate over the TLS inter-broker listener"),
     ("zookeeper-tls-ports", ZOOKEEPER,
      "ZooKeeper opens its TLS client port beside the plaintext one and accepts TLS from other members"),
@@ -35,9 +35,19 @@ STEPS = (
     ("kafka-plaintext-removed", KAFKA, "brokers close the PLAINTEXT listener"),
     ("zookeeper-plaintext-removed", ZOOKEEPER, "ZooKeeper closes its plaintext client port"),
 )
-STEP_NAMES = tuple(name for name, _, _ in STEPS)
-KINDS = {name: kind for name, kind, _ in STEPS}
-_WHAT = {name: what for name, _, what in STEPS}
+
+
+def step_table(steps):
+    """(names in order, step -> kind, step -> what) of a conversion's table of (name, kind, what)."""
+    return tuple(n for n, _, _ in steps), {n: k for n, k, _ in steps}, {n: w for n, _, w in steps}
+
+
+def accepted_exposures(settings):
+    """The exposures (security_exposures.EXPOSURES) that role variables (name -> value) open: a step accepts them."""
+    return sorted(name for name, value in settings.items() if name in EXPOSURES and value == EXPOSURES[name][0])
+
+
+STEP_NAMES, KINDS, _WHAT = step_table(STEPS)
 PLAINTEXT_REMOVAL = ("kafka-plaintext-removed", "zookeeper-plaintext-removed")
 
 # Znodes whose ACLs show whether the existing tree was locked (the migrator walks all of Kafka's paths;
@@ -51,8 +61,12 @@ _WORLD_WRITE = ("WRITE", "CREATE", "DELETE", "ADMIN", "ALL")
 # The keys broker_steps and zookeeper_steps read: the only ones a host's file gives the plan (no secrets among them).
 CONFIG_KEYS = {
     KAFKA: ("listeners", "listener.security.protocol.map", "inter.broker.listener.name",
-            "security.inter.broker.protocol", "zookeeper.ssl.client.enable", "zookeeper.set.acl"),
-    ZOOKEEPER: ("clientPort", "secureClientPort", "portUnification", "sslQuorum"),
+            "security.inter.broker.protocol", "zookeeper.ssl.client.enable", "zookeeper.set.acl",
+            "controller.listener.names", "ssl.principal.mapping.rules"),
+    ZOOKEEPER: ("clientPort", "secureClientPort", "portUnification", "sslQuorum", "ssl.quorum.enabledProtocols"),
+    # a KRaft controller's controller.properties (the identity conversion and the admin certificate's rotation)
+    "controller": ("listeners", "listener.security.protocol.map", "controller.listener.names",
+                   "ssl.principal.mapping.rules"),
 }
 
 
@@ -161,14 +175,17 @@ def _out_of_order(kind, hosts):
 def conversion_plan(brokers, zookeepers, znode_acls=None, remove_plaintext=False, stop_after=None):
     """Which steps are done, which are left and which this run takes.
 
-    brokers / zookeepers: {host: state} (see the module's docstring); znode_acls: the ACL_PROBES' ACLs
-    (None: not read, because not every broker sets ACLs yet); stop_after: the last step this run takes.
+    brokers / zookeepers: {host: state} (see the module's docstring; zookeepers None: a KRaft cluster); znode_acls:
+    the ACL_PROBES' ACLs (None: not read, because not every broker sets ACLs yet); stop_after: the last step this run
+    takes.
     Returns refusals, done, todo (in order, this run's), left_after (steps not taken by this run) and the
     sentence that says what the cluster accepts after it."""
     if stop_after is not None and stop_after not in STEP_NAMES:
         return {"refusals": [refusal("secure-unknown-step", (
             f"Refusing: stop_after={stop_after!r} is not a step; the steps are {', '.join(STEP_NAMES)}."))],
             "done": [], "todo": [], "left_after": [], "after": ""}
+    if zookeepers is None:
+        return _kraft_plan(brokers)
     hosts = {KAFKA: brokers, ZOOKEEPER: zookeepers}
     refusals = _out_of_order(KAFKA, brokers) + _out_of_order(ZOOKEEPER, zookeepers)
     if stop_after in PLAINTEXT_REMOVAL and not remove_plaintext:
@@ -189,6 +206,19 @@ def conversion_plan(brokers, zookeepers, znode_acls=None, remove_plaintext=False
     todo = left[:left.index(stop_after) + 1] if stop_after in left else ([] if stop_after in done else left)
     return {"refusals": refusals, "done": done, "todo": todo, "left_after": left[len(todo):],
             "after": after_sentence(done + todo)}
+
+
+def _kraft_plan(brokers):
+    """A KRaft cluster has no secure steps to take: the kit deploys it secured (its open clusters are converted in
+    ZooKeeper mode, before a migration). One of whose brokers has no SASL_SSL listener is refused."""
+    refusals = [] if brokers else [refusal("secure-no-hosts", "Refusing: the inventory names no brokers.")]
+    open_brokers = sorted(host for host, state in brokers.items()
+                          if "secure-listeners" not in broker_steps(state["config"]))
+    if open_brokers:
+        refusals.append(refusal("secure-open-kraft", (
+            f"Refusing: {', '.join(open_brokers)} run(s) KRaft mode without a secured listener. secure_cluster.yml "
+            "secures open clusters in ZooKeeper mode (before their migration to KRaft); nothing changed.")))
+    return {"refusals": refusals, "done": [], "todo": [], "left_after": [], "after": "Kafka clients: SASL_SSL (SCRAM)."}
 
 
 def after_sentence(steps):
@@ -219,7 +249,7 @@ def role_settings(steps):
         # The open cluster's clients and, until secure-inter-broker, the brokers themselves reach the others
         # as User:ANONYMOUS through PLAINTEXT: they keep the access they had while the authorizer is on.
         "kafka_plaintext_super_user": plaintext_listener,
-        "kafka_inter_broker_listener": "BROKER" if "secure-inter-broker" in steps else "PLAINTEXT",
+        "kafka_inter_broker_listener": "REPLICATION" if "secure-inter-broker" in steps else "PLAINTEXT",
         "zookeeper_client_tls": "brokers-log-in-to-zookeeper" in steps,
         "kafka_zookeeper_set_acl": "brokers-set-zookeeper-acls" in steps,
     }
@@ -229,23 +259,23 @@ def role_settings(steps):
         "zookeeper_quorum_port_unification": ("zookeeper-tls-ports" in steps
                                               and "zookeeper-tls-quorum-only" not in steps),
     }
-    accepted = sorted(name for name, value in {**kafka, **zookeeper}.items()
-                      if name in EXPOSURES and value == EXPOSURES[name][0])
-    return {"kafka": kafka, "zookeeper": zookeeper, "accepted": accepted}
+    return {"kafka": kafka, "zookeeper": zookeeper, "accepted": accepted_exposures({**kafka, **zookeeper})}
 
 
 def kit_connection(done):
     """How the kit's own clients (the gates) reach the cluster while the next step rolls, given the steps
     done on every host before it: the secured side as soon as every host offers it."""
     done = set(done)
-    return {"kafka_client_security_protocol": "SASL_SSL" if "secure-listeners" in done else "PLAINTEXT",
+    return {"kafka_client_security_protocol": "SSL" if "secure-listeners" in done else "PLAINTEXT",
             "zookeeper_client_tls": "zookeeper-tls-ports" in done}
 
 
-def step_groups(todo, hosts):
-    """{"secure_step_<step>": hosts} for each step of todo: every host of the step's kind (hosts: kind -> hosts)
-    and localhost, the controller that rolls them. The groups secure_cluster_step.yml's plays run on."""
-    return {f"secure_step_{name}": hosts[KINDS[name]] + ["localhost"] for name in todo}
+def step_groups(todo, hosts, kinds=None):
+    """{"secure_step_<step>": hosts} for each step of todo: every host of the step's kind (hosts: kind -> hosts;
+    kinds: step -> kind, default KINDS) and localhost, the controller that rolls them. The groups
+    secure_cluster_step.yml's plays run on."""
+    kinds = kinds or KINDS
+    return {f"secure_step_{name}": hosts[kinds[name]] + ["localhost"] for name in todo}
 
 
 def step_settings(name):

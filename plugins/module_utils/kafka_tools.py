@@ -78,8 +78,8 @@ def bytes_to_copy(partitions, sizes, broker_id):
 def command_config(client_conf):
     """A --command-config file (0600, deleted on closing) holding the Java client properties of a librdkafka
     configuration (kafka_connection.admin_config): the tool connects as the modules do."""
-    return _private_file("kafkaops-client-", ".properties", "".join(
-        f"{key}={value}\n" for key, value in kafka_connection.java_client_properties(client_conf).items()))
+    return _private_file("kafkaops-client-", ".properties",
+                         kafka_connection.properties_text(kafka_connection.java_client_properties(client_conf)))
 
 
 def read_log_dir_sizes(kafka_tools_home, client_conf, broker_ids, timeout):

@@ -41,6 +41,8 @@ RULES = {
                                            "remove_plaintext=true",
     "secure-step-order": "secure_cluster.yml refuses a host that took a step without the ones before it",
     "secure-no-hosts": "secure_cluster.yml refuses an inventory without brokers or ZooKeeper members",
+    "secure-open-kraft": "secure_cluster.yml refuses an open KRaft cluster (it secures open clusters in ZooKeeper "
+                         "mode)",
     # Rotating the CA (kafka_ca_rotation.py)
     "rotate-unknown-phase": "rotate_ca.yml refuses a stop_after that names no phase",
     "rotate-same-ca": "rotate_ca.yml refuses a next CA that is the CA in use while hosts are not on it alone",
@@ -74,6 +76,17 @@ RULES = {
     "finalize-brokers-in-kraft": "the migration is finalized only once every broker runs KRaft mode, registered "
                                  "with the controllers and caught up",
     "rollback-after-finalize": "the migration is not rolled back once its finalize has begun",
+    # Who may log in as whom (kafka_principals.py)
+    "scram-user-is-super-user": "no SCRAM user may bear a super user's name (a password alone would be a super user)",
+    "password-too-weak": "a password shorter than 16 characters or published is refused",
+    # Members by certificate, from the previous layout (kafka_identity_conversion.py)
+    "identity-step-order": "the move to member certificates refuses a host that took a step without the ones before it",
+    "identity-replication-listener-kept": "a roll never closes the listener a broker replicates over (site.yml on "
+                                          "a cluster of the previous layout)",
+    "identity-previous-login-missing": "the move to member certificates refuses a step whose previous-layout "
+                                       "password the inventory no longer holds",
+    # Rotating the kit's credentials (kafka_credential_rotation.py)
+    "rotation-inconsistent-state": "rotate_credentials.yml refuses a credential in a state none of its steps leads to",
     # Secure defaults (security_exposures.py)
     "secure-default-off-on-purpose": "a secure default is turned off only when kafka_security_exposures_accepted "
                                      "names it (the roles' preflights)",

@@ -95,6 +95,11 @@ configured_mode:
   returned: always
   type: str
   sample: zookeeper
+configured_inter_broker_listener:
+  description: The inter.broker.listener.name of I(config_file) (null without one).
+  returned: always
+  type: str
+  sample: REPLICATION
 configured_properties:
   description: The keys of I(config_file) the migration's precheck reads (kafka_migration.PRECHECK_KEYS).
   returned: always
@@ -146,6 +151,7 @@ def main():
     module.exit_json(changed=False, dirs=dirs, refusals=refusals, configured_log_dirs=current,
                      abandoned_log_dirs=abandoned,
                      configured_mode=kafka_migration.configured_mode(props),
+                     configured_inter_broker_listener=props.get("inter.broker.listener.name"),
                      configured_properties={k: v for k, v in props.items() if k in kafka_migration.PRECHECK_KEYS})
 
 

@@ -34,8 +34,8 @@ options:
     description: The inventory host that takes the id over (required to replace).
     type: str
   replacement_endpoint:
-    description: The host and port the replacement will advertise (its kafka_advertised_host, kafka_port; required
-      to replace).
+    description: The host and port the replacement will advertise on the listener the kit reaches brokers on (its
+      kafka_advertised_host and the connection role's kafka_admin_port), as the registry is read; required to replace.
     type: list
     elements: str
   replacement_active:

@@ -102,6 +102,15 @@ plan:
     upserts:
       - {name: billing-app, mechanism: SCRAM-SHA-512, iterations: 16384, reason: iterations differ}
     deletions: []
+existing:
+  description:
+    - The credentials the declared users had before the run, user -> [{mechanism, iterations}] (a user without any
+      is left out). rotate_credentials.yml reads which mechanism a login has from it.
+  returned: always
+  type: dict
+  sample:
+    kafkaops-canary: [{mechanism: SCRAM-SHA-512, iterations: 8192}]
+  version_added: 0.12.0
 upserted:
   description: Plan entries written (none in check mode).
   returned: always
@@ -139,6 +148,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection 
     check_resolvable,
     describe_error,
     error_name,
+    read_scram_credentials,
 )
 
 ARGUMENT_SPEC = dict(
@@ -153,25 +163,6 @@ ARGUMENT_SPEC = dict(
     # Not a secret: no_log=False says so to Ansible, which warns about any option named like a password.
     update_password=dict(type="str", choices=["on_create", "always"], default="on_create", no_log=False),
 )
-
-
-def read_existing(admin, names, timeout):
-    """{user: [(mechanism, iterations)]} for each name; [] for a user without credentials (Kafka answers
-    RESOURCE_NOT_FOUND for it). Any other error is raised."""
-    if not names:  # an empty list would describe every user
-        return {}
-    futures = admin.describe_user_scram_credentials(names, request_timeout=timeout)
-    existing = {}
-    for name in names:
-        try:
-            infos = futures[name].result(timeout * 2).scram_credential_infos
-        except Exception as exc:
-            if error_name(exc) != "RESOURCE_NOT_FOUND":
-                raise
-            infos = []
-        # confluent-kafka's SCRAM_SHA_512 is Kafka's SCRAM-SHA-512, the spelling the choices use
-        existing[name] = [(info.mechanism.name.replace("_", "-"), info.iterations) for info in infos]
-    return existing
 
 
 def apply(admin, plan, passwords, timeout):
@@ -215,12 +206,14 @@ def main():
     try:
         check_resolvable("bootstrap_servers", p["bootstrap_servers"])
         admin = admin_client(p)
-        existing = read_existing(admin, list(dict.fromkeys(u["name"] for u in declared)), timeout)
+        existing = read_scram_credentials(admin, list(dict.fromkeys(u["name"] for u in declared)), timeout)
     except Exception as exc:
         module.fail_json(msg=f"cannot read the SCRAM credentials from {p['bootstrap_servers']}: "
                              f"{describe_error(exc)}{_hint(exc)}")
     plan = kafka_scram.plan(declared, existing, p["state"], p["update_password"])
-    result = dict(changed=bool(plan["upserts"] or plan["deletions"]), plan=plan, upserted=[], deleted=[])
+    result = dict(changed=bool(plan["upserts"] or plan["deletions"]), plan=plan, upserted=[], deleted=[],
+                  existing={name: [{"mechanism": m, "iterations": i} for m, i in pairs]
+                            for name, pairs in existing.items() if pairs})
     if module._diff:
         result["diff"] = kafka_scram.diff(existing, plan)
     if module.check_mode or not result["changed"]:

@@ -71,7 +71,7 @@ def count_not_read_back(entries, readable):
 
 def run(scenario, cluster, workdir):
     """Run the scenario in workdir (empty: the canary appends to its ledger); returns its figures."""
-    topic = f"chaos-{scenario.key}-{uuid.uuid4().hex[:6]}"
+    topic = f"canary-chaos-{scenario.key}-{uuid.uuid4().hex[:6]}"  # the canary principal's prefix
     ledger = workdir / "ledger"
     print(f"\n=== scenario {scenario.number}: {scenario.title} (acks={scenario.acks}, topic {topic})",
           flush=True)
@@ -80,7 +80,8 @@ def run(scenario, cluster, workdir):
                  replication_factor=REPLICATION_FACTOR)
 
     marks = workdir / "marks.jsonl"  # the fault's span, and each playbook's with its phases (timeline_marks)
-    canary = Canary(kafka_config(cluster.bootstrap), topic, ledger, rate=RATE, acks=scenario.acks,
+    # the topic made by the kit's admin; the canary writes as its own principal, which may do nothing else
+    canary = Canary(kafka_config(principal="canary"), topic, ledger, rate=RATE, acks=scenario.acks,
                     delivery_timeout_s=scenario.delivery_timeout_s).start()
     started = time.monotonic()
     try:

@@ -5,6 +5,7 @@ import json
 import pathlib
 import re
 import shutil
+import subprocess
 import sys
 import time
 
@@ -50,6 +51,39 @@ def fresh_lab(work):
     run([sys.executable, "-m", "lab", "up"], work / "logs")
 
 
+def deploy_roles_of(commit, work, log_dir):
+    """site.yml of the roles at an earlier commit (a cluster as they deployed it), from their own checkout under work
+    (its collection link points at itself). Returns the wall seconds."""
+    old = work / f"roles-{commit}"
+    shutil.rmtree(old, ignore_errors=True)
+    old.mkdir(parents=True)
+    subprocess.run(f"git -C {REPO} archive {commit} | tar -x -C {old}", shell=True, check=True)
+    (old / ".cache").mkdir()
+    (old / ".cache" / "kafka").symlink_to(REPO / ".cache" / "kafka")
+    link = old / ".cache" / "collections" / "ansible_collections" / "kafkaops" / "toolkit"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(old)
+    _, seconds = run(["ansible-playbook", "playbooks/site.yml"], log_dir, cwd=old,
+                     env=ansible.environment(ANSIBLE_CONFIG=str(old / "ansible.cfg")))
+    return seconds
+
+
+def client_config(path, log_dir, *extra):
+    """librdkafka settings the connection role derives (client_settings.yml with extra's -e arguments), kept at path."""
+    run(["ansible-playbook", "playbooks/client_settings.yml", "-e", f"client_settings_path={path}", *extra], log_dir)
+    return json.loads(path.read_text())["kafka"]
+
+
+def run_twice(command, label, log_dir):
+    """A playbook run, then the same command again, which must change nothing. Returns {run: label, seconds}."""
+    _, seconds = run(command, log_dir)
+    print(f"{label}: {seconds:.0f} s", flush=True)
+    rerun, _ = run(command, log_dir)
+    changed = changed_hosts(rerun.stdout)
+    assert not changed, f"{label}: the rerun changed {changed}"
+    return {"run": label, "seconds": round(seconds)}
+
+
 def changed_hosts(output):
     """Hosts whose PLAY RECAP counts a change."""
     return [m.group(1) for m in re.finditer(r"^(\S+)\s+: ok=\d+\s+changed=(\d+)", output, re.M) if m.group(2) != "0"]
@@ -65,6 +99,7 @@ def validate(before, ledger, snapshots, report, canaries, env=None):
     figures = {"acked": sum(c["acked"] for c in canaries), "failed": sum(c["failed"] for c in canaries),
                "lost": result["lost_records_total"], "verdict": result["verdict"], "validator_exit": proc.returncode}
     problems = [f"{figures['failed']} failed sends"] if figures["failed"] else []
+    problems += ["the canaries had no send acknowledged: nothing was proven"] if not figures["acked"] else []
     problems += [f"{figures['lost']} lost records (validator: {result['verdict']})"] if figures["lost"] else []
     problems += [f"validate_recovery.yml exited {proc.returncode}"] if proc.returncode else []
     return figures, problems

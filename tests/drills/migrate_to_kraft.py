@@ -39,7 +39,8 @@ from bench.rolling_restart import roll_figures  # noqa: E402
 from canary import Canary, ensure_topic  # noqa: E402
 from canary.availability import unavailable_seconds  # noqa: E402
 from canary.ledger import read_acked, read_failed  # noqa: E402
-from lab import ansible, cluster_settings  # noqa: E402
+from lab import ansible, cluster_settings, config  # noqa: E402
+from lab.command_lines import CommandLineWatch  # noqa: E402
 
 WORK = REPO / ".cache" / "drills" / "migrate-to-kraft"
 RATE = 200  # canary records per second
@@ -149,13 +150,17 @@ def window(ledger, start, end):
 def main():
     started = time.monotonic()
     drill.fresh_lab(WORK)
+    # No password on any command line, on any host or here, from the first deploy to the end of the migration
+    watch = CommandLineWatch(config.load_hosts(), lambda: config.secrets() | {"the drill's user": password})
+    password = uuid.uuid4().hex
+    watch.__enter__()
     _, deploy_s = playbook("playbooks/site.yml")
     conf = cluster_settings.kafka_config()
     figures = {"deploy_s": round(deploy_s), "steps": []}
 
     topic, group = f"drill-kraft-{uuid.uuid4().hex[:6]}", "drill-kraft-committed"
     ensure_topic(conf, topic, partitions=6, replication_factor=3)
-    user, password = f"drill-app-{uuid.uuid4().hex[:6]}", uuid.uuid4().hex
+    user = f"drill-app-{uuid.uuid4().hex[:6]}"
     user_topic = f"{user}-topic"
     admin = AdminClient(conf)  # kept: the future needs the client alive
     admin.create_topics([NewTopic(user_topic, 3, 3)])[user_topic].result(30)
@@ -221,6 +226,10 @@ def main():
     problems += [f"after finalize, ZooKeeper stopped: {p}" for p in last_problems if "failed sends" not in p]
     figures["failed_in_broker_rolls"] = sum(s["failed"] for s in figures["steps"] if s["step"] in ROLLS_BROKERS)
     figures["migration_s"] = sum(s["wall_s"] for s in figures["steps"])
+    watch.__exit__(None, None, None)
+    figures["command_lines"] = {"samples": watch.samples, "leaks": watch.leaks}
+    problems += [f"a password on a command line: {leak}" for leak in watch.leaks]
+    problems += [] if watch.samples else ["the command line watch took no sample"]
     figures["drill_s"] = round(time.monotonic() - started)
     drill.finish("migrate-to-kraft", figures, problems,
                  "every step lost nothing, every rerun and site.yml in KRaft mode changed nothing, access unchanged")

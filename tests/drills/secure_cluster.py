@@ -14,9 +14,7 @@ figures (acknowledged, failed, lost, each run's wall time) and writes them to .c
 Run: make security-drills   (takes the lab down and up: about 15 minutes)
 """
 
-import json
 import pathlib
-import shutil
 import subprocess
 import sys
 import time
@@ -28,7 +26,7 @@ sys.path.insert(0, str(REPO))
 import drill  # noqa: E402
 
 from canary import Canary, ensure_topic  # noqa: E402
-from lab import ansible, cluster_settings  # noqa: E402
+from lab import cluster_settings  # noqa: E402
 
 OPEN_COMMIT = "7881921"  # the last commit whose roles deploy an open cluster
 WORK = REPO / ".cache" / "drills" / "secure-cluster"
@@ -40,43 +38,20 @@ def run(command, cwd=REPO, env=None):
     return drill.run(command, WORK / "logs", cwd, env)
 
 
-def deploy_open_cluster():
-    """The previous roles' site.yml, from their own checkout (its collection link points at itself)."""
-    old = WORK / "open-roles"
-    shutil.rmtree(old, ignore_errors=True)
-    old.mkdir(parents=True)
-    subprocess.run(f"git -C {REPO} archive {OPEN_COMMIT} | tar -x -C {old}", shell=True, check=True)
-    (old / ".cache").mkdir()
-    (old / ".cache" / "kafka").symlink_to(REPO / ".cache" / "kafka")
-    link = old / ".cache" / "collections" / "ansible_collections" / "kafkaops" / "toolkit"
-    link.parent.mkdir(parents=True)
-    link.symlink_to(old)
-    _, seconds = run(["ansible-playbook", "playbooks/site.yml"], cwd=old,
-                     env=ansible.environment(ANSIBLE_CONFIG=str(old / "ansible.cfg")))
-    return seconds
-
-
 def open_client_config():
     """librdkafka settings of the open cluster, derived by the connection role (PLAINTEXT listener)."""
-    path = WORK / "open-client-settings.json"
-    run(["ansible-playbook", "playbooks/client_settings.yml", "-e", f"client_settings_path={path}", *OPEN_CONNECTION])
-    return json.loads(path.read_text())["kafka"]
+    return drill.client_config(WORK / "open-client-settings.json", WORK / "logs", *OPEN_CONNECTION)
 
 
 def convert(label, *extra):
     """secure_cluster.yml, then the same command again, which must change nothing."""
-    _, seconds = run(["ansible-playbook", "playbooks/secure_cluster.yml", *extra])
-    print(f"{label}: {seconds:.0f} s", flush=True)
-    rerun, _ = run(["ansible-playbook", "playbooks/secure_cluster.yml", *extra])
-    changed = drill.changed_hosts(rerun.stdout)
-    assert not changed, f"{label}: the rerun changed {changed}"
-    return {"run": label, "seconds": round(seconds)}
+    return drill.run_twice(["ansible-playbook", "playbooks/secure_cluster.yml", *extra], label, WORK / "logs")
 
 
 def main():
     started = time.monotonic()
     drill.fresh_lab(WORK)
-    figures = {"open_deploy_s": round(deploy_open_cluster()), "runs": []}
+    figures = {"open_deploy_s": round(drill.deploy_roles_of(OPEN_COMMIT, WORK, WORK / "logs")), "runs": []}
 
     plaintext = open_client_config()
     topic = f"drill-secure-{uuid.uuid4().hex[:6]}"

@@ -11,6 +11,8 @@ from cryptography.x509.oid import NameOID
 from lab import config
 
 LAB_CA = (str(config.PKI / "ca" / "cert.pem"), str(config.PKI / "ca" / "key.pem"))  # the pki role's, lab
+# Its key's passphrase (the lab inventory's kafka_pki_ca_key_passphrase); None for a CA of these tests' own
+PASSPHRASES = {LAB_CA[1]: config.SECRETS / "ca-passphrase"}
 
 
 def _name(common_name):
@@ -42,7 +44,9 @@ def issue(folder, stem, ca, names, valid_from_days=-1, valid_for_days=30):
     """(cert path, key path) of a new key and a certificate for the DNS names, issued by ca (cert path, key
     path), valid from now + valid_from_days for valid_for_days (both may be negative)."""
     ca_cert = x509.load_pem_x509_certificate(open(ca[0], "rb").read())
-    ca_key = serialization.load_pem_private_key(open(ca[1], "rb").read(), password=None)
+    passphrase = PASSPHRASES.get(ca[1])
+    password = passphrase.read_text().strip().encode() if passphrase else None
+    ca_key = serialization.load_pem_private_key(open(ca[1], "rb").read(), password=password)
     key = ec.generate_private_key(ec.SECP256R1())
     start = datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=valid_from_days)
     cert = (x509.CertificateBuilder().subject_name(_name(names[0])).issuer_name(ca_cert.subject)

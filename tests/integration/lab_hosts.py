@@ -8,7 +8,7 @@ ssh_run = run_on
 
 # Kafka's tool run on a controller host with that host's own client settings (the kafka_controller role's)
 QUORUM_TOOL = ("timeout 90 java -Xmx256m -cp '/opt/kafka/libs/*' org.apache.kafka.tools.MetadataQuorumCommand "
-               "--bootstrap-controller ctrl1.kafkalab.test:9095,ctrl2.kafkalab.test:9095,ctrl3.kafkalab.test:9095 "
+               "--bootstrap-controller ctrl1.kafkalab.test:9090,ctrl2.kafkalab.test:9090,ctrl3.kafkalab.test:9090 "
                "--command-config {config} describe --{what} 2>&1")
 TOOL_CONFIG = "/etc/kafka-controller/tool.properties"
 

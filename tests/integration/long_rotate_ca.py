@@ -55,6 +55,8 @@ def test_the_ca_is_rotated_under_load_and_old_ca_clients_work_until_the_last_pha
     assert not reaches_every_broker(old_ca)  # the old CA is gone...
     assert reaches_every_broker(new_ca)
     assert (PKI / "ca" / "cert.pem").read_bytes() == new_ca.read_bytes()  # ...and the next CA is the CA in use
+    retired = [d for d in (PKI / "ca-retired").iterdir() if (d / "cert.pem").read_bytes() == old_ca.read_bytes()]
+    assert len(retired) == 1 and not any((PKI / "ca-retired").glob("*/key.pem"))  # its certificate kept, no key
 
     proc = run_playbook("site.yml")
     assert proc.returncode == 0

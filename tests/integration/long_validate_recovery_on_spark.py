@@ -14,6 +14,7 @@ import pytest
 from confluent_kafka import TopicPartition
 from confluent_kafka.admin import AdminClient
 
+from canary import ensure_topic
 from canary.ledger import read_acked
 from lab import cluster_settings, config, spark
 from lab.cluster_settings import kafka_config
@@ -68,7 +69,8 @@ def test_validator_on_a_spark_cluster_finds_nothing_lost_then_exactly_the_delete
         spark_cluster, run_playbook, bootstrap_servers, tmp_path):
     topic, work = f"canary-{uuid.uuid4().hex[:8]}", spark.SHARED / uuid.uuid4().hex[:8]
     ledger = work / "ledger"  # on the folder the workers see at the same path
-    canary = subprocess.run([sys.executable, "-m", "canary", "--client-settings", str(cluster_settings.PATH),
+    ensure_topic(kafka_config(), topic)  # the kit's admin: the canary's own principal writes and reads only
+    canary = subprocess.run([sys.executable, "-m", "canary", "--client-settings", str(cluster_settings.path("canary")),
                              "--topic", topic, "--count", "3000", "--rate", "1500", "--ledger", str(ledger)],
                             cwd=config.REPO, capture_output=True, text=True, timeout=300)
     assert canary.returncode == 0, canary.stderr[-2000:]
@@ -88,7 +90,7 @@ def test_validator_on_a_spark_cluster_finds_nothing_lost_then_exactly_the_delete
 
     # The same job through spark-submit (spark/README.md): its --master and --jars hold.
     submitted = _submit("--before", before, "--after", result["after"], "--ledger", ledger.as_uri(),
-                        "--client-settings", cluster_settings.PATH, "--report-dir", tmp_path / "submitted")
+                        "--client-settings", cluster_settings.path("validator"), "--report-dir", tmp_path / "submitted")
     assert submitted.returncode == 0, submitted.output[-3000:]
     assert json.loads((tmp_path / "submitted" / "result.json").read_text())["topics"][topic] == {
         "acknowledged": 3000, "lost": 0}
@@ -120,7 +122,7 @@ def test_under_spark_submit_a_local_ledger_path_is_refused_and_a_crash_is_no_los
     (snapshot / "group_offsets.jsonl").write_text("")
     ledger = tmp_path / "ledger.jsonl"  # not below spark.SHARED: no worker has it
     ledger.write_text(json.dumps({"topic": "t", "partition": 0, "offset": 0, "key": "k", "sha256": "ab" * 32}) + "\n")
-    common = ("--before", snapshot, "--after", snapshot, "--client-settings", cluster_settings.PATH)
+    common = ("--before", snapshot, "--after", snapshot, "--client-settings", cluster_settings.path("validator"))
 
     refused = _submit(*common, "--ledger", ledger, "--report-dir", tmp_path / "refused")
     assert refused.returncode == 2, refused.output[-3000:]

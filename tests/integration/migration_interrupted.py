@@ -62,3 +62,21 @@ def test_a_broker_killed_during_the_broker_roll_stops_the_run_and_the_rerun_comp
         assert "zookeeper.metadata.migration.enable=true" in ssh_run(host, "cat /etc/kafka/server.properties")
     assert unreported == 0
     assert producer.acked <= read_all(bootstrap_servers, topic, len(producer.acked))
+
+
+JMXTOOL = "timeout 90 java -Xmx256m -cp '/opt/kafka/libs/*' {args} 2>&1; echo exit=$?"
+KIT_ARGS = "/etc/kafka-controller/jmxtool.args"
+
+
+def test_a_migrating_controllers_jmx_takes_only_its_read_only_login(controllers):
+    """The controllers migrate (the step above): JMX is on for the kit's read of ZkMigrationState, on the loopback,
+    and refuses a connection without the login; the kit's read (its arguments in a root-only file) gets the state."""
+    host = controllers[0]
+    kit = ssh_run(host, JMXTOOL.format(args="@" + KIT_ARGS))
+    assert "ZkMigrationState" in kit and "exit=0" in kit, kit
+    no_login = " ".join(line for line in ssh_run(host, f"cat {KIT_ARGS}").splitlines()
+                        if line.strip() and not line.startswith("#") and "--jmx-auth-prop" not in line)
+    refused = ssh_run(host, JMXTOOL.format(args=no_login))
+    assert "exit=0" not in refused, refused  # the same port answered the kit's read just before
+    modes = ssh_run(host, f"stat -c '%U %a' /etc/kafka-controller/jmxremote.password {KIT_ARGS}").split("\n")
+    assert modes[:2] == ["kafka 600", "root 600"], modes

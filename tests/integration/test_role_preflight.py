@@ -65,12 +65,25 @@ CASES = [
      "must be distinct ports (now [2182, 2182, 3888])"),
     ("the data dir's myid is this member's", "zookeeper.yml", {}, SWAPPED_ZOOKEEPER_IDS,
      "/var/lib/zookeeper/myid holds 1, but zookeeper_id is 2"),
-    ("super users hold the brokers' principal", "kafka.yml", {"kafka_super_users": ["User:kafkaops-admin"]}, None,
-     "kafka_super_users must hold the brokers' principal User:kafka-broker"),
-    ("the brokers' password is set", "kafka.yml", {"kafka_inter_broker_sasl_password": ""}, None,
-     "kafka_inter_broker_sasl_password (the brokers' login to each other) and kafka_client_sasl_password"),
-    ("the ZooKeeper login is set", "zookeeper.yml", {"zookeeper_sasl_password": ""}, None,
-     "zookeeper_sasl_password (the brokers' ZooKeeper login"),
+    ("super users hold the members' principal", "kafka.yml", {"kafka_super_users": ["User:kafkaops-admin"]}, None,
+     "kafka_super_users must hold the members' principal User:kafka-cluster"),
+    ("no SCRAM user bears a super user's name", "kafka.yml",
+     {"kafka_scram_users": [{"name": "kafkaops-admin", "password": "a-password-long-enough-1"}]}, None,
+     "kafka_scram_users declares a SCRAM user 'kafkaops-admin', which is a super user"),
+    ("an escape hatch may not set a security key unseen", "kafka.yml",
+     {"kafka_extra_properties": {"listener.name.client.ssl.client.auth": "none"}}, None,
+     "kafka_extra_properties sets listener.name.client.ssl.client.auth, which decides who gets in"),
+    ("zookeeper's escape hatch neither", "zookeeper.yml", {"zookeeper_jvm_extra_opts": ["-Dzookeeper.skipACL=yes"]},
+     None, "zookeeper_jvm_extra_opts sets -Dzookeeper.skipACL, which decides who gets in"),
+    ("no older TLS unseen", "kafka.yml", {"kafka_tls_protocols": ["TLSv1.3", "TLSv1.2"]}, None,
+     "kafka_tls_protocols offers TLSv1.2 besides TLSv1.3"),
+    ("no published password", "kafka.yml",
+     {"kafka_scram_users": [{"name": "app-weak", "password": "REPLACE-app-weak-password"}]}, None,
+     "the password of SCRAM user app-weak is published"),
+    # generation 0 (a credentials dir without a rotation's files, whatever the lab's rotations left in its own): the
+    # inventory's zookeeper_sasl_password is the login in use
+    ("the ZooKeeper login is set", "zookeeper.yml", {"zookeeper_sasl_password": "", "kafka_credentials_dir": "{empty}"},
+     None, "must not be empty nor hold"),
     ("a certificate covering the advertised name", "kafka.yml",
      {"kafka_tls_cert_source": f"{PKI}/hosts/kafka2/cert.pem", "kafka_tls_key_source": f"{PKI}/hosts/kafka2/key.pem"},
      None, "the certificate of kafka1 does not cover DNS:kafka1.kafkalab.test (its names: DNS:kafka2.kafkalab.test"),
@@ -96,9 +109,11 @@ CASES = [
 
 
 def _made_files(tmp_path, values):
-    """values with the placeholders of certificates the test makes: {expired}/cert, {future}/key, {another_ca}."""
+    """values with the placeholders of files the test makes: {expired}/cert, {future}/key, {another_ca}, and {empty}
+    (an empty directory)."""
     names = ["kafka1.kafkalab.test", "kafka2.kafkalab.test", "kafka3.kafkalab.test"]
-    made = {"{another_ca}": certificates.another_ca(tmp_path)[0]}
+    made = {"{another_ca}": certificates.another_ca(tmp_path)[0], "{empty}": str(tmp_path / "empty")}
+    (tmp_path / "empty").mkdir()
     for stem, start, days in (("expired", -40, 30), ("future", 2, 30)):
         cert, key = certificates.issue(tmp_path, stem, certificates.LAB_CA, names, start, days)
         made.update({f"{{{stem}}}/cert": cert, f"{{{stem}}}/key": key})

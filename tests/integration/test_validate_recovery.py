@@ -31,7 +31,8 @@ def _latest_snapshot(snapshot_dir):
 def test_validator_finds_nothing_lost_then_exactly_the_deleted_records(
         run_playbook, bootstrap_servers, tmp_path):
     topic, ledger = f"canary-{uuid.uuid4().hex[:8]}", tmp_path / "ledger"
-    canary = subprocess.run([sys.executable, "-m", "canary", "--client-settings", str(cluster_settings.PATH),
+    ensure_topic(kafka_config(), topic)  # the kit's admin: the canary's own principal writes and reads only
+    canary = subprocess.run([sys.executable, "-m", "canary", "--client-settings", str(cluster_settings.path("canary")),
                              "--topic", topic, "--count", "3000", "--rate", "1500", "--ledger", str(ledger)],
                             cwd=REPO, capture_output=True, text=True, timeout=300)
     assert canary.returncode == 0, canary.stderr[-2000:]
@@ -76,7 +77,8 @@ def test_validator_finds_nothing_lost_then_exactly_the_deleted_records(
 
 def test_canary_with_acks_1_writes_its_ledger_too(bootstrap_servers, tmp_path):
     topic, ledger = f"canary-{uuid.uuid4().hex[:8]}", tmp_path / "ledger"
-    canary = subprocess.run([sys.executable, "-m", "canary", "--client-settings", str(cluster_settings.PATH),
+    ensure_topic(kafka_config(), topic)
+    canary = subprocess.run([sys.executable, "-m", "canary", "--client-settings", str(cluster_settings.path("canary")),
                              "--topic", topic, "--count", "500", "--rate", "1000", "--acks", "1",
                              "--ledger", str(ledger)], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert canary.returncode == 0, canary.stderr[-2000:]
@@ -93,8 +95,10 @@ def test_a_canary_killed_with_sigkill_leaves_a_ledger_with_nothing_reported_lost
     """SIGKILL takes the canary's last second of acknowledgements out of its ledger (canary/ledger.py): the
     cluster holds more records than the ledger, and the validator reports none of them lost."""
     topic, ledger, snapshots = f"canary-{uuid.uuid4().hex[:8]}", tmp_path / "ledger", tmp_path / "snapshots"
-    canary = subprocess.Popen([sys.executable, "-m", "canary", "--client-settings", str(cluster_settings.PATH),
-                               "--topic", topic, "--rate", "1000", "--ledger", str(ledger)], cwd=REPO)
+    ensure_topic(kafka_config(), topic)
+    canary = subprocess.Popen([sys.executable, "-m", "canary", "--client-settings",
+                               str(cluster_settings.path("canary")), "--topic", topic, "--rate", "1000",
+                               "--ledger", str(ledger)], cwd=REPO)
     try:
         time.sleep(5)  # the topic exists and holds records
         assert run_playbook("snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}").returncode == 0
@@ -125,7 +129,7 @@ def test_the_timeline_has_the_window_every_broker_was_paused(run_playbook, boots
     topic, ledger, marks = f"canary-{uuid.uuid4().hex[:8]}", tmp_path / "ledger", tmp_path / "marks.jsonl"
     ensure_topic(kafka_config(bootstrap_servers), topic, partitions=3)
     snapshots = tmp_path / "snapshots"
-    canary = Canary(kafka_config(bootstrap_servers), topic, ledger, rate=100).start()
+    canary = Canary(kafka_config(principal="canary"), topic, ledger, rate=100).start()
     try:
         time.sleep(5)
         assert run_playbook("snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}").returncode == 0

@@ -45,9 +45,32 @@ def test_java_properties_carry_the_scram_login_and_the_pem_truststore():
         "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
         "sasl.jaas.config": 'org.apache.kafka.common.security.scram.ScramLoginModule required '
                             'username="ops" password="a\\"b\\\\c";',
-        "ssl.truststore.type": "PEM", "ssl.truststore.location": "/etc/ca.pem"}
+        "ssl.truststore.type": "PEM", "ssl.truststore.location": "/etc/ca.pem",
+        "ssl.endpoint.identification.algorithm": "https"}
     assert kafka_connection.java_client_properties(kafka_connection.admin_config(_params())) == {
         "security.protocol": "PLAINTEXT"}
+
+
+def test_java_properties_carry_a_client_certificate_as_pem_text(tmp_path):
+    (tmp_path / "key.pem").write_text("-----BEGIN PRIVATE KEY-----\nKEY\n-----END PRIVATE KEY-----\n")
+    (tmp_path / "chain.pem").write_text("-----BEGIN CERTIFICATE-----\nCERT\n-----END CERTIFICATE-----\n")
+    conf = kafka_connection.admin_config(_params(security_protocol="SSL", ssl_ca_location="/etc/ca.pem",
+                                                 ssl_certificate_location=str(tmp_path / "chain.pem"),
+                                                 ssl_key_location=str(tmp_path / "key.pem")))
+    props = kafka_connection.java_client_properties(conf)
+    assert props["ssl.keystore.type"] == "PEM"
+    assert props["ssl.keystore.key"] == "-----BEGIN PRIVATE KEY-----\nKEY\n-----END PRIVATE KEY-----"
+    assert props["ssl.keystore.certificate.chain"].startswith("-----BEGIN CERTIFICATE-----\nCERT")
+    # a .properties file keeps each value on its line: Java reads the escaped line breaks back
+    text = kafka_connection.properties_text(props)
+    assert "ssl.keystore.key=-----BEGIN PRIVATE KEY-----\\nKEY\\n-----END PRIVATE KEY-----\n" in text
+    assert len(text.splitlines()) == len(props)
+    # a SASL login takes no certificate (a kit between two layouts has its password before its certificate)
+    sasl = kafka_connection.admin_config(_params(security_protocol="SASL_SSL", ssl_ca_location="/etc/ca.pem",
+                                                 ssl_certificate_location="/nowhere/chain.pem",
+                                                 ssl_key_location="/nowhere/key.pem"))
+    assert "ssl.certificate.location" not in sasl and "ssl.keystore.key" not in kafka_connection.java_client_properties(
+        sasl)
 
 
 def test_a_broker_without_a_plaintext_listener_is_found_at_its_first_advertised_listener():

@@ -100,11 +100,6 @@ def test_other_clusters_and_unread_dirs_are_refused():
                                                                          "refusals": []}
 
 
-def test_add_scram_args():
-    assert kk.add_scram_args({"name": "kafka-broker", "password": "pw"}) == [
-        "--add-scram", "SCRAM-SHA-512=[name=kafka-broker,password=pw]"]
-
-
 def test_parse_quorum_replication():
     rows = kk.parse_quorum_replication(REPLICATION)
     assert [r["node_id"] for r in rows] == [9001, 9002, 9003, 1]

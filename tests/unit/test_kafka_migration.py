@@ -41,6 +41,8 @@ def test_each_step_done_in_turn():
     assert _progress(ctrl, _nodes("migrating", "migrating", "migrating"), 1)["next"] == "brokers_kraft"
     assert _progress(ctrl, _nodes("kraft", "migrating", "migrating"), 1)["started"] is True
     assert _progress(ctrl, _nodes("kraft", "kraft", "kraft"), 1)["next"] == "finalize"
+    # finalized controllers have JMX off: no state read, the metadata moved before they were finalized
+    assert _progress(_nodes("kraft", "kraft", "kraft"), _nodes("kraft", "kraft", "kraft"))["next"] is None
     done = _progress(_nodes("kraft", "kraft", "kraft"), _nodes("kraft", "kraft", "kraft"), 3)
     assert done == {"done": list(km.STEPS), "next": None, "started": False, "refusals": []}
 

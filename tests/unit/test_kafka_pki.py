@@ -7,10 +7,15 @@ import datetime
 import pytest
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_pki import (
+    admin_generations,
     ca_files,
     ca_problems,
+    expiry_report,
+    kept_certificates,
     key_is,
+    not_after,
     reissue_reasons,
+    renewal_due,
     sans,
     tls_file_problems,
 )
@@ -30,44 +35,62 @@ CERT = {**CSR, "not_after": "20260601120000Z", "issuer_ordered": [["commonName",
 # reissue_reasons
 
 def test_a_certificate_issued_by_the_ca_for_this_request_and_far_from_its_end_is_kept():
-    assert reissue_reasons(CERT, CSR, CA, NOW, 30) == []
+    assert reissue_reasons(CERT, CSR, CA, NOW, 30, 365) == []
 
 
 def test_a_host_without_a_certificate_gets_one_and_nothing_else_is_compared():
-    assert reissue_reasons(None, CSR, CA, NOW, 30) == ["no certificate yet"]
-    assert reissue_reasons(None, None, None, NOW, 30) == ["no certificate yet"]
+    assert reissue_reasons(None, CSR, CA, NOW, 30, 365) == ["no certificate yet"]
+    assert reissue_reasons(None, None, None, NOW, 30, 365) == ["no certificate yet"]
 
 
 def test_a_ca_still_to_be_made_means_a_new_certificate():
-    assert reissue_reasons(CERT, None, None, NOW, 30) == ["a new CA"]
+    assert reissue_reasons(CERT, None, None, NOW, 30, 365) == ["a new CA"]
 
 
 def test_a_key_still_to_be_made_means_a_new_certificate():
-    assert reissue_reasons(CERT, None, CA, NOW, 30) == ["a new private key"]
+    assert reissue_reasons(CERT, None, CA, NOW, 30, 365) == ["a new private key"]
 
 
 def test_a_certificate_for_another_key():
-    assert reissue_reasons({**CERT, "public_key": "OLD-KEY"}, CSR, CA, NOW, 30) == ["its key is not key.pem"]
+    assert reissue_reasons({**CERT, "public_key": "OLD-KEY"}, CSR, CA, NOW, 30, 365) == ["its key is not key.pem"]
 
 
 def test_a_certificate_within_the_renewal_window():
     expiring = {**CERT, "not_after": "20250701115959Z"}  # a second less than 30 days to go
-    assert reissue_reasons(expiring, CSR, CA, NOW, 30) == [
+    assert reissue_reasons(expiring, CSR, CA, NOW, 30, 365) == [
         "it expires 20250701115959Z, within kafka_pki_renew_before_days (30)"]
-    assert reissue_reasons(expiring, CSR, CA, NOW, "29") == []
-    assert reissue_reasons({**CERT, "not_after": "20250701120000Z"}, CSR, CA, NOW, 30) == []  # 30 days exactly
+    assert reissue_reasons(expiring, CSR, CA, NOW, "29", 365) == []
+    assert reissue_reasons({**CERT, "not_after": "20250701120000Z"}, CSR, CA, NOW, 30, 365) == []  # 30 days exactly
+
+
+def test_a_renewal_is_due_within_the_window_only():
+    assert renewal_due({**CERT, "not_after": "20250701115959Z"}, NOW, 30, 365, CA)
+    assert not renewal_due({**CERT, "not_after": "20250701120000Z"}, NOW, 30, 365, CA)
+    assert not renewal_due(None, NOW, 30, 365, CA)
+
+
+def test_no_renewal_while_the_ca_ends_first_that_is_the_cas_rotation():
+    ca_ending = {**CA, "not_after": "20250620000000Z"}
+    capped = {**CERT, "not_after": "20250620000000Z"}  # issued up to the CA's end
+    assert not renewal_due(capped, NOW, 30, 365, ca_ending)
+    assert reissue_reasons(capped, CSR, ca_ending, NOW, 30, 365) == []
+
+
+def test_a_certificate_never_ends_after_its_ca():
+    assert not_after(NOW, 365, CA) == "20260601120000Z"
+    assert not_after(NOW, 365, {**CA, "not_after": "20251224000000Z"}) == "20251224000000Z"
 
 
 def test_an_expired_certificate_is_within_any_renewal_window():
-    assert reissue_reasons({**CERT, "not_after": "20250101000000Z"}, CSR, CA, NOW, 0) == [
+    assert reissue_reasons({**CERT, "not_after": "20250101000000Z"}, CSR, CA, NOW, 0, 365) == [
         "it expires 20250101000000Z, within kafka_pki_renew_before_days (0)"]
 
 
 def test_a_certificate_for_other_names():
     old = {**CERT, "subject_alt_name": ["DNS:kafka-a.example.test", "DNS:kafka-a"]}
-    assert reissue_reasons(old, CSR, CA, NOW, 30) == [
+    assert reissue_reasons(old, CSR, CA, NOW, 30, 365) == [
         "its names DNS:kafka-a.example.test, DNS:kafka-a are not DNS:kafka-a.example.test, DNS:kafka-a, IP:192.0.2.11"]
-    assert reissue_reasons({**CERT, "subject_alt_name": None}, CSR, CA, NOW, 30) == [
+    assert reissue_reasons({**CERT, "subject_alt_name": None}, CSR, CA, NOW, 30, 365) == [
         "its names (none) are not DNS:kafka-a.example.test, DNS:kafka-a, IP:192.0.2.11"]
 
 
@@ -78,27 +101,27 @@ def test_a_certificate_for_other_names():
     ("extended_key_usage", ["TLS Web Server Authentication"]),
 ])
 def test_a_certificate_with_another_subject_or_usages(field, old):
-    assert reissue_reasons({**CERT, field: old}, CSR, CA, NOW, 30) == ["its subject or usages changed"]
+    assert reissue_reasons({**CERT, field: old}, CSR, CA, NOW, 30, 365) == ["its subject or usages changed"]
 
 
 def test_a_certificate_from_another_ca():
     other_name = {**CERT, "issuer_ordered": [["commonName", "Corporate Kafka CA"]]}
-    assert reissue_reasons(other_name, CSR, CA, NOW, 30) == ["the current CA did not issue it"]
+    assert reissue_reasons(other_name, CSR, CA, NOW, 30, 365) == ["the current CA did not issue it"]
     remade_ca = {**CERT, "authority_key_identifier": "cc:dd:02"}  # same name, another key
-    assert reissue_reasons(remade_ca, CSR, CA, NOW, 30) == ["the current CA did not issue it"]
+    assert reissue_reasons(remade_ca, CSR, CA, NOW, 30, 365) == ["the current CA did not issue it"]
 
 
 def test_a_ca_without_a_key_identifier_is_known_by_its_name():
     ca = {**CA, "subject_key_identifier": None}
-    assert reissue_reasons({**CERT, "authority_key_identifier": None}, CSR, ca, NOW, 30) == []
-    assert reissue_reasons({**CERT, "issuer_ordered": [["commonName", "Other CA"]]}, CSR, ca, NOW, 30) == [
+    assert reissue_reasons({**CERT, "authority_key_identifier": None}, CSR, ca, NOW, 30, 365) == []
+    assert reissue_reasons({**CERT, "issuer_ordered": [["commonName", "Other CA"]]}, CSR, ca, NOW, 30, 365) == [
         "the current CA did not issue it"]
 
 
 def test_every_reason_that_applies_is_given_in_order():
     old = {**CERT, "public_key": "OLD-KEY", "not_after": "20250610000000Z", "subject_alt_name": ["DNS:kafka-a"],
            "key_usage": None, "authority_key_identifier": "cc:dd:02"}
-    assert reissue_reasons(old, CSR, CA, NOW, 30) == [
+    assert reissue_reasons(old, CSR, CA, NOW, 30, 365) == [
         "its key is not key.pem",
         "it expires 20250610000000Z, within kafka_pki_renew_before_days (30)",
         "its names DNS:kafka-a are not DNS:kafka-a.example.test, DNS:kafka-a, IP:192.0.2.11",
@@ -239,3 +262,27 @@ def test_during_a_ca_rotation_a_certificate_from_either_ca_of_the_truststore_is_
     other = {**CA, "subject_ordered": [["commonName", "Next CA"]], "subject_key_identifier": "cc:dd"}
     assert tls_file_problems("h", INSTALLED, KEY, [other, CA], [], NOW) == []
     assert tls_file_problems("h", INSTALLED, KEY, [other], [], NOW)
+
+
+def test_the_expiry_report_names_what_ended_and_what_ends_soon_first():
+    certs = {"ca": {"not_after": "20250620000000Z"}, "kafka1": {"not_after": "20250101000000Z"},
+             "kafka2": {"not_after": "20260101000000Z"}, "kafka3": {"not_after": "20250610000000Z"}}
+    assert expiry_report(certs, NOW, 30) == {
+        "expired": ["kafka1 expired 20250101000000Z"],
+        "due": ["kafka3 ends 20250610000000Z, in 8 days", "ca ends 20250620000000Z, in 18 days"]}
+    assert expiry_report({"kafka2": certs["kafka2"]}, NOW, 30) == {"expired": [], "due": []}
+
+
+def test_the_kept_certificates_and_admin_generations_are_read_from_the_pki_dir(tmp_path):
+    for path in ("ca/cert.pem", "hosts/kafka1/cert.pem", "hosts/zk1/cert.pem", "hosts/zk2/key.pem",
+                 "admin/g1/cert.pem", "admin/g2/cert.pem", "admin/gx/cert.pem", "admin/g3/key.pem"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x")
+    (tmp_path / "admin/current").symlink_to("g2")
+    assert kept_certificates(str(tmp_path)) == [str(tmp_path / p) for p in (
+        "ca/cert.pem", "hosts/kafka1/cert.pem", "hosts/zk1/cert.pem", "admin/current/cert.pem")]
+    assert admin_generations(str(tmp_path)) == [1, 2]
+    assert admin_generations(str(tmp_path / "nothing")) == [] and kept_certificates(str(tmp_path / "none")) == []
+    brought = tmp_path / "corporate-ca.pem"
+    brought.write_text("x")
+    assert kept_certificates(str(tmp_path), str(brought))[0] == str(brought)  # the inventory's CA, not ca/'s

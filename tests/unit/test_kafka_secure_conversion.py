@@ -4,13 +4,13 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_secu
 
 OPEN_BROKER = {"listeners": "PLAINTEXT://0.0.0.0:9092", "zookeeper.connect": "zk1:2181/kafka"}
 SECURE_BROKER = {
-    "listeners": "CLIENT://0.0.0.0:9093,BROKER://0.0.0.0:9094",
-    "listener.security.protocol.map": "CLIENT:SASL_SSL,BROKER:SASL_SSL",
-    "inter.broker.listener.name": "BROKER",
+    "listeners": "CLIENT://0.0.0.0:9093,REPLICATION://0.0.0.0:9091",
+    "listener.security.protocol.map": "CLIENT:SASL_SSL,REPLICATION:SSL",
+    "inter.broker.listener.name": "REPLICATION",
     "zookeeper.ssl.client.enable": "true", "zookeeper.set.acl": "true"}
 # After the first step: the secured listeners beside PLAINTEXT.
-BOTH_LISTENERS = {**OPEN_BROKER, "listeners": "PLAINTEXT://:9092,CLIENT://:9093,BROKER://:9094",
-                  "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CLIENT:SASL_SSL,BROKER:SASL_SSL"}
+BOTH_LISTENERS = {**OPEN_BROKER, "listeners": "PLAINTEXT://:9092,CLIENT://:9093,REPLICATION://:9091",
+                  "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CLIENT:SASL_SSL,REPLICATION:SSL"}
 OPEN_ZOOKEEPER = {"clientPort": "2181", "dataDir": "/var/lib/zookeeper"}
 SECURE_ZOOKEEPER = {"secureClientPort": "2182", "sslQuorum": "true"}
 LOCKED = {path: [{"scheme": "sasl", "id": "kafka", "perms": ["ALL"]},
@@ -177,7 +177,7 @@ def test_role_settings_follow_zookeepers_three_quorum_rolls():
 def test_role_settings_of_every_step_are_the_secure_defaults_with_nothing_accepted():
     settings = conv.role_settings(conv.STEP_NAMES)
     assert settings["accepted"] == []
-    assert settings["kafka"]["kafka_inter_broker_listener"] == "BROKER"
+    assert settings["kafka"]["kafka_inter_broker_listener"] == "REPLICATION"
     # Without the plaintext removal, the two plaintext ports stay, accepted on purpose.
     assert conv.role_settings(conv.STEP_NAMES[:-2])["accepted"] == [
         "kafka_plaintext_listener", "kafka_plaintext_super_user", "zookeeper_plaintext_client"]
@@ -188,7 +188,7 @@ def test_role_settings_render_what_broker_steps_and_zookeeper_steps_read_back():
     for i, name in enumerate(conv.STEP_NAMES):
         settings = conv.role_settings(conv.STEP_NAMES[:i + 1])
         kafka, zookeeper = settings["kafka"], settings["zookeeper"]
-        listeners = {"CLIENT": "SASL_SSL", "BROKER": "SASL_SSL"}
+        listeners = {"CLIENT": "SASL_SSL", "REPLICATION": "SSL"}
         if kafka["kafka_plaintext_listener"]:
             listeners["PLAINTEXT"] = "PLAINTEXT"
         broker = {"listeners": ",".join(f"{n}://:1" for n in listeners),
@@ -210,17 +210,18 @@ def test_role_settings_render_what_broker_steps_and_zookeeper_steps_read_back():
 def test_the_kit_moves_to_the_secured_side_once_every_host_offers_it():
     assert conv.kit_connection([]) == {"kafka_client_security_protocol": "PLAINTEXT", "zookeeper_client_tls": False}
     assert conv.kit_connection(["secure-listeners", "secure-inter-broker", "zookeeper-tls-ports"]) == {
-        "kafka_client_security_protocol": "SASL_SSL", "zookeeper_client_tls": True}
+        "kafka_client_security_protocol": "SSL", "zookeeper_client_tls": True}
 
 
 def test_each_step_gives_its_hosts_the_settings_up_to_it_and_the_kit_the_connection_before_it():
     first = conv.step_settings("secure-listeners")
     assert first["kind"] == "kafka"
     assert first["hosts"]["kafka_inter_broker_listener"] == "PLAINTEXT"
-    assert "SASL_SSL" not in first["kit"].values()  # the gates reach every broker, the old ones too
+    # the gates reach every broker, the old ones too
+    assert first["kit"]["kafka_client_security_protocol"] == "PLAINTEXT"
     login = conv.step_settings("brokers-log-in-to-zookeeper")
     assert login["hosts"]["zookeeper_client_tls"] and login["kit"]["zookeeper_client_tls"]
-    assert login["kit"]["kafka_client_security_protocol"] == "SASL_SSL"
+    assert login["kit"]["kafka_client_security_protocol"] == "SSL"
     ports = conv.step_settings("zookeeper-tls-ports")
     assert ports["kind"] == "zookeeper" and not ports["kit"]["zookeeper_client_tls"]
     assert "zookeeper_quorum_port_unification" in ports["hosts"]["kafka_security_exposures_accepted"]
@@ -240,3 +241,13 @@ def test_each_step_of_this_run_gets_a_group_of_its_kind_and_the_controller():
     assert conv.step_groups(["secure-inter-broker", "zookeeper-tls-ports"], hosts) == {
         "secure_step_secure-inter-broker": ["kafka1", "kafka2", "localhost"],
         "secure_step_zookeeper-tls-ports": ["zk1", "localhost"]}
+
+
+def test_a_kraft_cluster_has_no_secure_step_and_an_open_one_is_refused():
+    secured = {"listeners": "CLIENT://:9093,REPLICATION://:9091",
+               "listener.security.protocol.map": "CLIENT:SASL_SSL,REPLICATION:SSL", "process.roles": "broker"}
+    plan = conv.conversion_plan(_brokers(secured), None)
+    assert (plan["refusals"], plan["todo"], plan["left_after"]) == ([], [], [])
+    refused = conv.conversion_plan(_brokers(secured, kafka2={"config": OPEN_BROKER}), None)
+    assert [r["rule"] for r in refused["refusals"]] == ["secure-open-kraft"]
+    assert refused["refusals"][0]["message"].startswith("Refusing: kafka2 run(s) KRaft mode")

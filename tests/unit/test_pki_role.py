@@ -21,6 +21,7 @@ HOSTS = {
     "kafka-a": {"ansible_host": "192.0.2.11", "kafka_advertised_host": "kafka-a.example.test"},
     "kafka-b": {"ansible_host": "192.0.2.12", "kafka_advertised_host": "kafka-b.example.test"},
 }
+CA_PASSPHRASE = "a-passphrase-for-the-test-ca"
 PLAYBOOK = """\
 - name: Issue the PKI on the controller
   hosts: all
@@ -42,15 +43,24 @@ NEXT_CA_PLAYBOOK = """\
 """
 
 
-def run_role(tmp_path, *, check=False, host_vars=None, playbook=PLAYBOOK, fails=False, **role_vars):
-    """ansible-playbook with the role on HOSTS (plus host_vars per host) and role_vars as extra vars.
+def run_role(tmp_path, *, check=False, host_vars=None, playbook=PLAYBOOK, fails=False, groups=None, localhost=False,
+             **role_vars):
+    """ansible-playbook with the role on HOSTS (plus host_vars per host; groups: {group: [host]}; localhost: the
+    controller machine too, as the plays that configure a cluster have it) and role_vars as extra vars.
     Returns the recap's changed count per host and what the role showed per host (with fails, the output of
     the run, which must fail)."""
-    inventory = {"all": {"hosts": {host: {"ansible_connection": "local", **names, **(host_vars or {}).get(host, {})}
-                                   for host, names in HOSTS.items()}}}
+    hosts = {host: {"ansible_connection": "local", **names, **(host_vars or {}).get(host, {})}
+             for host, names in HOSTS.items()}
+    if localhost:
+        hosts["localhost"] = {"ansible_connection": "local",
+                              "ansible_python_interpreter": "{{ ansible_playbook_python }}"}
+    inventory = {"all": {"hosts": hosts,
+                         "children": {group: {"hosts": {h: {} for h in members}}
+                                      for group, members in (groups or {}).items()}}}
     (tmp_path / "inventory.yml").write_text(json.dumps(inventory))  # JSON is YAML
     (tmp_path / "play.yml").write_text(playbook)
-    (tmp_path / "vars.json").write_text(json.dumps({"kafka_pki_dir": str(tmp_path / "pki"), **role_vars}))
+    (tmp_path / "vars.json").write_text(json.dumps({"kafka_pki_dir": str(tmp_path / "pki"),
+                                                    "kafka_pki_ca_key_passphrase": CA_PASSPHRASE, **role_vars}))
     # Not the caller's ANSIBLE_* settings: the run reads the JSON callback's output.
     env = ansible.environment({k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_")},
                               ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_NOCOLOR="1")
@@ -154,6 +164,9 @@ def test_the_role_makes_a_ca_and_a_certificate_per_host_and_a_second_run_changes
     assert ca.extensions.get_extension_for_class(x509.BasicConstraints).value.ca is True
     assert ca.subject == ca.issuer and days(800)(lifetime(ca))
     assert mode(pki / "ca" / "key.pem") == 0o600 and mode(pki / "ca" / "cert.pem") == 0o644
+    ca_key = (pki / "ca" / "key.pem").read_bytes()
+    assert b"ENCRYPTED" in ca_key  # with kafka_pki_ca_key_passphrase
+    assert serialization.load_pem_private_key(ca_key, CA_PASSPHRASE.encode()).public_key() == ca.public_key()
     for host in HOSTS:
         host_dir = pki / "hosts" / host
         issued = cert(host_dir / "cert.pem")
@@ -176,18 +189,41 @@ def test_the_role_makes_a_ca_and_a_certificate_per_host_and_a_second_run_changes
     assert all(shown[host].startswith(f"kept {pki}/hosts/{host}/cert.pem") for host in HOSTS)
 
 
+def test_members_carry_the_marker_and_the_controller_machine_gets_the_admin_certificate(tmp_path):
+    """A broker's certificate carries the member marker, any other host's its name alone; the controller machine's
+    run issues the kit's admin certificate of generation 1, linked as admin/current; a rerun changes nothing."""
+    pki = tmp_path / "pki"
+    run_role(tmp_path, groups={"kafka_broker": ["kafka-a"]}, localhost=True, kafka_cluster_name="prod")
+    assert cert(pki / "hosts/kafka-a/cert.pem").subject.rfc4514_string() == \
+        "CN=kafka-a.example.test,OU=kafkaops-member,O=prod"
+    assert cert(pki / "hosts/kafka-b/cert.pem").subject.rfc4514_string() == "CN=kafka-b.example.test"
+    admin = cert(pki / "admin/current/cert.pem")
+    assert (pki / "admin/current").resolve() == pki / "admin/g1"
+    assert admin.subject.rfc4514_string() == "CN=kafkaops-admin,OU=kafkaops-admin-g1,O=prod"
+    admin.verify_directly_issued_by(cert(pki / "ca/cert.pem"))
+    key = serialization.load_pem_private_key((pki / "admin/g1/key.pem").read_bytes(), None)
+    assert key.public_key() == admin.public_key() and mode(pki / "admin/g1/key.pem") == 0o600
+    before = files(pki)
+
+    changed, _, _ = run_role(tmp_path, groups={"kafka_broker": ["kafka-a"]}, localhost=True, kafka_cluster_name="prod")
+    assert changed == {"kafka-a": 0, "kafka-b": 0, "localhost": 0}
+    assert files(pki) == before
+
+
 def test_check_mode_shows_what_it_would_issue_and_writes_nothing(tmp_path):
+    """Nothing but the kit's own passwords, which ansible.builtin.password makes whenever they are read (the
+    connection role's argument spec reads them), check mode or not."""
     changed, shown, _ = run_role(tmp_path, check=True)
-    assert not (tmp_path / "pki").exists()
+    assert [p.name for p in (tmp_path / "pki").iterdir()] == ["credentials"]
     for host in HOSTS:
         assert shown[host].startswith(f"would issue {tmp_path}/pki/hosts/{host}/cert.pem for DNS:")
         assert shown[host].endswith(": no certificate yet")
         assert changed[host] > 0
 
 
-def test_a_certificate_near_its_end_is_reissued_by_the_same_ca(tmp_path):
+def test_a_certificate_near_its_end_is_reissued_by_the_same_ca_with_a_new_key(tmp_path):
     pki = tmp_path / "pki"
-    run_role(tmp_path, kafka_pki_host_validity_days=10, kafka_pki_renew_before_days=5)
+    run_role(tmp_path, kafka_pki_host_validity_days=10, kafka_pki_renew_before_days=5, kafka_pki_ca_validity_days=800)
     assert days(10)(lifetime(cert(pki / "hosts" / "kafka-a" / "cert.pem")))
     ca_files, keys = files(pki / "ca"), {host: (pki / "hosts" / host / "key.pem").read_bytes() for host in HOSTS}
 
@@ -198,8 +234,86 @@ def test_a_certificate_near_its_end_is_reissued_by_the_same_ca(tmp_path):
         issued = cert(pki / "hosts" / host / "cert.pem")
         assert days(365)(lifetime(issued))
         issued.verify_directly_issued_by(cert(pki / "ca" / "cert.pem"))
-        assert (pki / "hosts" / host / "key.pem").read_bytes() == keys[host]
+        assert (pki / "hosts" / host / "key.pem").read_bytes() != keys[host]  # a renewal comes with a new key
+        key = serialization.load_pem_private_key((pki / "hosts" / host / "key.pem").read_bytes(), None)
+        assert key.public_key() == issued.public_key()
         assert "within kafka_pki_renew_before_days (30)" in shown[host] and changed[host] > 0
+
+
+def test_the_ca_the_role_makes_needs_a_passphrase_and_an_earlier_plain_key_is_encrypted_in_place(tmp_path):
+    output = run_role(tmp_path, fails=True, kafka_pki_ca_key_passphrase="")
+    assert "keeps its key encrypted with kafka_pki_ca_key_passphrase, at least 16 characters" in output
+    assert not (tmp_path / "pki" / "ca").exists()
+
+    # The CA an earlier version made: its key in clear
+    pki = tmp_path / "pki"
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Kafka cluster CA")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+          .not_valid_after(now + datetime.timedelta(days=900))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=1), critical=True)
+          .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+          .sign(key, hashes.SHA256()))
+    (pki / "ca").mkdir(parents=True)
+    (pki / "ca" / "cert.pem").write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    (pki / "ca" / "key.pem").write_bytes(key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    run_role(tmp_path)
+    encrypted = (pki / "ca" / "key.pem").read_bytes()
+    assert serialization.load_pem_private_key(encrypted, CA_PASSPHRASE.encode()).public_key() == key.public_key()
+    assert mode(pki / "ca" / "key.pem") == 0o600
+    for host in HOSTS:
+        cert(pki / "hosts" / host / "cert.pem").verify_directly_issued_by(ca)
+
+
+EXPIRY_PLAYBOOK = """\
+- name: Check the certificates as cluster_summary.yml does
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Check them
+      ansible.builtin.include_role:
+        name: kafkaops.toolkit.pki
+        tasks_from: expiry
+"""
+
+
+def test_the_expiry_check_warns_within_the_window_and_fails_on_an_ended_certificate(tmp_path):
+    pki = tmp_path / "pki"
+    run_role(tmp_path, kafka_pki_host_validity_days=20, kafka_pki_renew_before_days=5)
+    _, _, output = run_role(tmp_path, playbook=EXPIRY_PLAYBOOK, localhost=True, kafka_pki_renew_before_days=5)
+    assert "Certificates ending within" not in output  # 20 days left
+    _, _, output = run_role(tmp_path, playbook=EXPIRY_PLAYBOOK, localhost=True, kafka_pki_renew_before_days=30)
+    assert "Certificates ending within kafka_pki_renew_before_days (30)" in output
+    assert f"{pki}/hosts/kafka-a/cert.pem ends " in output and "ca/cert.pem" not in output.split("Certificates")[1]
+
+    ended = certificates_ended(pki / "ca")
+    (pki / "hosts" / "kafka-b" / "cert.pem").write_bytes(ended)
+    output = run_role(tmp_path, playbook=EXPIRY_PLAYBOOK, localhost=True, fails=True)
+    assert f"Certificates that have ended, which clients refuse: {pki}/hosts/kafka-b/cert.pem expired" in output
+
+
+def certificates_ended(ca_dir):
+    """A certificate from the CA in ca_dir that ended yesterday (PEM)."""
+    ca = cert(ca_dir / "cert.pem")
+    ca_key = serialization.load_pem_private_key((ca_dir / "key.pem").read_bytes(), CA_PASSPHRASE.encode())
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ended = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "ended")]))
+             .issuer_name(ca.subject).public_key(key.public_key()).serial_number(x509.random_serial_number())
+             .not_valid_before(now - datetime.timedelta(days=10)).not_valid_after(now - datetime.timedelta(days=1))
+             .sign(ca_key, hashes.SHA256()))
+    return ended.public_bytes(serialization.Encoding.PEM)
+
+
+def test_a_host_certificate_never_outlives_its_ca(tmp_path):
+    pki = tmp_path / "pki"
+    run_role(tmp_path, kafka_pki_ca_validity_days=100, kafka_pki_host_validity_days=365)
+    ca = cert(pki / "ca" / "cert.pem")
+    for host in HOSTS:
+        assert cert(pki / "hosts" / host / "cert.pem").not_valid_after_utc == ca.not_valid_after_utc
 
 
 def test_a_certificate_whose_names_changed_is_reissued_with_exactly_the_new_names(tmp_path):

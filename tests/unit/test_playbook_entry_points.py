@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from lab import ansible
-from plugins.module_utils import kafka_ca_rotation, kafka_migration, kafka_secure_conversion
+from plugins.module_utils import kafka_ca_rotation, kafka_identity_conversion, kafka_migration, kafka_secure_conversion
 
 REPO = pathlib.Path(__file__).resolve().parent.parent.parent
 PLAYBOOKS = REPO / "playbooks"
@@ -45,6 +45,8 @@ def test_a_step_run_alone_refuses_naming_its_entry_point(step, check):
     ("rebuild_broker.yml", [], "-e broker_host="),
     ("rebuild_broker.yml", ["-e", "broker_host=nosuchhost"], "broker_host=nosuchhost"),
     ("validate_recovery.yml", [], "-e before_snapshot="),
+    ("rotate_credentials.yml", ["-e", "credentials=nosuch"],
+     "credentials=nosuch: name one or more of admin, zookeeper, canary, validator"),
 ], ids=lambda v: v if isinstance(v, str) else " ".join(v))
 def test_a_missing_argument_is_refused_saying_which(playbook, args, needed, check):
     proc = _run(playbook, *args, *check)
@@ -66,7 +68,7 @@ def test_every_step_import_names_its_entry_point():
 
 def test_secure_cluster_imports_one_step_each_in_the_order_of_the_step_list():
     steps = [p["vars"]["secure_step"] for p in _plays("secure_cluster.yml") if "secure_step" in p.get("vars", {})]
-    assert tuple(steps) == kafka_secure_conversion.STEP_NAMES
+    assert tuple(steps) == kafka_secure_conversion.STEP_NAMES + kafka_identity_conversion.STEP_NAMES
 
 
 def test_rotate_ca_imports_one_phase_play_per_phase():

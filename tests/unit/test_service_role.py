@@ -120,6 +120,7 @@ def run(tmp_path, playbook, *, check=False, fails=False, **extra_vars):
     """ansible-playbook on the fake host; what its "Show ..." tasks showed, by task name (with fails, the run must
     fail: the names of its failed tasks)."""
     host_vars = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable,
+                 "kafka_pki_dir": str(tmp_path / "pki"),  # required by every inventory; the kit's logins live in it
                  **{var: str(tmp_path / role) for role, var, *_ in SERVICES.values()}}
     (tmp_path / "inventory.yml").write_text(json.dumps({"all": {"hosts": {"node": host_vars}}}))
     (tmp_path / "play.yml").write_text(playbook)

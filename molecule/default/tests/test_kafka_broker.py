@@ -1,6 +1,6 @@
 """Broker hosts as site.yml leaves them."""
 
-import pathlib
+from lab.cluster_settings import load
 
 testinfra_hosts = ["ansible://kafka_broker"]
 
@@ -17,7 +17,7 @@ def test_service_is_running_and_enabled(host):
 
 def test_the_secured_listeners_listen_and_no_plaintext_one(host):
     assert host.socket("tcp://0.0.0.0:9093").is_listening  # CLIENT, SASL_SSL
-    assert host.socket("tcp://0.0.0.0:9094").is_listening  # BROKER, SASL_SSL
+    assert host.socket("tcp://0.0.0.0:9091").is_listening  # REPLICATION, SSL with client certificates
     assert not host.socket("tcp://0.0.0.0:9092").is_listening
 
 
@@ -26,8 +26,8 @@ def test_identity_and_addresses_come_from_the_inventory(host):
     props = _properties(host)
     assert props["broker.id"] == str(hostvars["kafka_broker_id"])
     name = f"{host.backend.get_hostname()}.kafkalab.test"
-    assert props["advertised.listeners"] == f"CLIENT://{name}:9093,BROKER://{name}:9094"
-    assert props["listener.security.protocol.map"] == "CLIENT:SASL_SSL,BROKER:SASL_SSL"
+    assert props["advertised.listeners"] == f"CLIENT://{name}:9093,REPLICATION://{name}:9091"
+    assert props["listener.security.protocol.map"] == "CLIENT:SASL_SSL,REPLICATION:SSL"
     assert props["zookeeper.connect"] == "10.213.7.11:2182,10.213.7.12:2182,10.213.7.13:2182/kafka"  # TLS
     assert props["log.dirs"] == "/var/lib/kafka/data"
 
@@ -52,21 +52,26 @@ def test_security_is_on(host):
     props = _properties(host)
     assert props["authorizer.class.name"] == "kafka.security.authorizer.AclAuthorizer"
     assert props["allow.everyone.if.no.acl.found"] == "false"
-    assert props["super.users"] == "User:kafka-broker;User:kafkaops-admin"
-    assert props["sasl.enabled.mechanisms"] == "SCRAM-SHA-512"
-    assert props["inter.broker.listener.name"] == "BROKER"
+    assert props["super.users"] == "User:kafka-cluster;User:kafkaops-admin"
+    assert props["sasl.enabled.mechanisms"] == "SCRAM-SHA-512,SCRAM-SHA-256"  # a login rotates to the other one
+    assert props["inter.broker.listener.name"] == "REPLICATION"
+    assert props["ssl.client.auth"] == "required"  # the SSL listener; the SASL_SSL one asks for none (KIP-684)
+    assert props["ssl.principal.mapping.rules"].startswith("RULE:^CN=[-.:a-zA-Z0-9]+,OU=kafkaops-member,O=kafka$/")
+    assert "sasl.mechanism.inter.broker.protocol" not in props
 
 
 def test_config_key_and_data_owners_and_modes(host):
     def owner_mode(path):
         found = host.file(path)
         return found.user, found.group, found.mode
-    assert owner_mode("/etc/kafka/server.properties") == ("kafka", "kafka", 0o640)
-    assert owner_mode("/etc/kafka/jaas.conf") == ("kafka", "kafka", 0o600)  # the brokers' logins
-    assert owner_mode("/etc/kafka/tls/keystore.pem") == ("kafka", "kafka", 0o600)  # the private key
-    password = pathlib.Path("/var/lib/kafka-lab/secrets/kafka-broker").read_text().strip()  # the lab's (inventory)
+    # root owns what the broker reads; the broker reads it through its group and cannot change it
+    assert owner_mode("/etc/kafka/server.properties") == ("root", "kafka", 0o640)
+    assert owner_mode("/etc/kafka/jaas.conf") == ("root", "kafka", 0o640)  # the ZooKeeper login
+    assert owner_mode("/etc/kafka/tls/keystore.pem") == ("root", "kafka", 0o640)  # the private key
+    password = load()["kazoo"]["sasl_options"]["password"]  # the kit's own ZooKeeper login, of the generation in use
     assert password in host.file("/etc/kafka/jaas.conf").content_string
     assert password not in host.file("/etc/kafka/server.properties").content_string
+    assert "ScramLoginModule required\n" not in host.file("/etc/kafka/jaas.conf").content_string  # no member login
     data = host.file("/var/lib/kafka/data")
     assert (data.user, data.group, data.mode) == ("kafka", "kafka", 0o750)
     meta = host.file("/var/lib/kafka/data/meta.properties")

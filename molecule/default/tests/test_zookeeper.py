@@ -17,7 +17,7 @@ def test_only_the_tls_client_port_listens_and_the_admin_server_does_not(host):
 def test_myid_is_the_inventory_id(host):
     myid = host.file("/var/lib/zookeeper/myid")
     assert myid.content_string.strip() == str(host.ansible.get_variables()["zookeeper_id"])
-    assert myid.user == "zookeeper"
+    assert (myid.user, myid.group, myid.mode) == ("root", "zookeeper", 0o640)  # the member reads it, cannot change it
 
 
 def test_zoo_cfg_lists_the_ensemble_and_restricts_four_letter_words(host):
@@ -41,10 +41,10 @@ def test_a_word_outside_the_whitelist_is_refused(host):
     assert "is not executed because it is not in the whitelist" in answer
 
 
-def test_key_and_logins_are_the_service_users_alone(host):
-    for path in ("/etc/zookeeper/tls/keystore.pem", "/etc/zookeeper/jaas.conf"):
+def test_root_owns_the_key_and_logins_and_the_member_reads_them_through_its_group(host):
+    for path in ("/etc/zookeeper/tls/keystore.pem", "/etc/zookeeper/jaas.conf", "/etc/zookeeper/zoo.cfg"):
         found = host.file(path)
-        assert (found.user, found.group, found.mode) == ("zookeeper", "zookeeper", 0o600), path
+        assert (found.user, found.group, found.mode) == ("root", "zookeeper", 0o640), path
 
 
 def test_data_dir_belongs_to_the_service_user(host):

@@ -11,9 +11,9 @@ def _properties(host, path):
 def test_service_is_running_and_the_secured_listeners_listen(host):
     assert host.service("kafka").is_running
     assert host.socket("tcp://0.0.0.0:9093").is_listening  # CLIENT, SASL_SSL
-    assert host.socket("tcp://0.0.0.0:9094").is_listening  # BROKER, SASL_SSL
+    assert host.socket("tcp://0.0.0.0:9091").is_listening  # REPLICATION, SSL with client certificates
     assert not host.socket("tcp://0.0.0.0:9092").is_listening
-    assert not host.socket("tcp://0.0.0.0:9095").is_listening  # a broker serves no CONTROLLER listener
+    assert not host.socket("tcp://0.0.0.0:9090").is_listening  # a broker serves no CONTROLPLANE listener
 
 
 def test_a_kraft_broker_with_the_same_policy_and_no_zookeeper(host):
@@ -21,8 +21,8 @@ def test_a_kraft_broker_with_the_same_policy_and_no_zookeeper(host):
     assert props["process.roles"] == "broker"
     assert props["node.id"] == str(host.ansible.get_variables()["kafka_broker_id"])
     assert "broker.id" not in props
-    assert props["controller.listener.names"] == "CONTROLLER"
-    assert props["listener.security.protocol.map"] == "CLIENT:SASL_SSL,BROKER:SASL_SSL,CONTROLLER:SASL_SSL"
+    assert props["controller.listener.names"] == "CONTROLPLANE"
+    assert props["listener.security.protocol.map"] == "CLIENT:SASL_SSL,REPLICATION:SSL,CONTROLPLANE:SSL"
     assert props["authorizer.class.name"] == "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
     assert (props["default.replication.factor"], props["min.insync.replicas"]) == ("3", "2")
     assert not any(key.startswith("zookeeper.") for key in props)
@@ -33,5 +33,5 @@ def test_the_log_dir_is_formatted_with_the_quorums_cluster_id(host):
     meta = _properties(host, "/var/lib/kafka/data/meta.properties")
     controller = _properties(host, "/etc/kafka/server.properties")["controller.quorum.voters"]
     assert meta["node.id"] == str(host.ansible.get_variables()["kafka_broker_id"])
-    assert controller.startswith("9001@ctrl1.kafkalab.test:9095")
+    assert controller.startswith("9001@ctrl1.kafkalab.test:9090")
     assert len(meta["cluster.id"]) == 22

@@ -13,12 +13,13 @@ def test_service_is_running_and_enabled(host):
     assert service.is_running and service.is_enabled
 
 
-def test_only_the_secured_controller_listener_listens_and_jmx_on_the_loopback(host):
-    assert host.socket("tcp://0.0.0.0:9095").is_listening
-    assert host.socket("tcp://127.0.0.1:9999").is_listening
-    assert not host.socket("tcp://0.0.0.0:9999").is_listening
-    for port in (9092, 9093, 9094):
+def test_only_the_secured_controller_listener_listens_and_no_jmx(host):
+    # JMX is off unless asked for (or while the controller migrates from ZooKeeper)
+    assert host.socket("tcp://0.0.0.0:9090").is_listening
+    for port in (9091, 9092, 9093, 9999):
         assert not host.socket(f"tcp://0.0.0.0:{port}").is_listening
+        assert not host.socket(f"tcp://127.0.0.1:{port}").is_listening
+    assert not host.file("/etc/kafka-controller/jmxremote.password").exists
 
 
 def test_identity_quorum_and_security_come_from_the_inventory(host):
@@ -27,9 +28,10 @@ def test_identity_quorum_and_security_come_from_the_inventory(host):
     assert props["process.roles"] == "controller"
     assert props["node.id"] == str(hostvars["kafka_controller_node_id"])
     assert props["controller.quorum.voters"] == (
-        "9001@ctrl1.kafkalab.test:9095,9002@ctrl2.kafkalab.test:9095,9003@ctrl3.kafkalab.test:9095")
-    assert props["listener.security.protocol.map"] == "CONTROLLER:SASL_SSL"
-    assert props["listener.name.controller.ssl.client.auth"] == "required"
+        "9001@ctrl1.kafkalab.test:9090,9002@ctrl2.kafkalab.test:9090,9003@ctrl3.kafkalab.test:9090")
+    assert props["listener.security.protocol.map"] == "CONTROLPLANE:SSL"
+    assert props["ssl.client.auth"] == "required"
+    assert not any(key.startswith("sasl.") for key in props)
     assert props["authorizer.class.name"] == "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
     assert props["allow.everyone.if.no.acl.found"] == "false"
     # the controllers create topics and elect leaders: the cluster's topic policy
@@ -45,8 +47,8 @@ def test_the_metadata_dir_is_formatted_for_this_node(host):
     assert host.file("/var/lib/kafka-controller/metadata/__cluster_metadata-0").is_directory
 
 
-def test_secrets_are_readable_by_their_owner_only(host):
-    for path, owner in (("/etc/kafka-controller/jaas.conf", "kafka"), ("/etc/kafka-controller/tool.properties", "root"),
-                        ("/etc/kafka-controller/tls/keystore.pem", "kafka")):
+def test_root_owns_the_secrets_and_the_controller_reads_them_through_its_group(host):
+    for path in ("/etc/kafka-controller/jaas.conf", "/etc/kafka-controller/tool.properties",
+                 "/etc/kafka-controller/tls/keystore.pem", "/etc/kafka-controller/controller.properties"):
         f = host.file(path)
-        assert (f.user, f.mode) == (owner, 0o600), path
+        assert (f.user, f.group, f.mode) == ("root", "kafka", 0o640), path
