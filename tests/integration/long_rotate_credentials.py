@@ -24,7 +24,7 @@ import uuid
 import pytest
 from kazoo.exceptions import AuthFailedError, ConnectionLoss, SessionClosedRequireSaslError
 from kazoo.handlers.threading import KazooTimeoutError
-from unchanged import lab_state
+from unchanged import services_and_files
 
 from canary import Canary, ensure_topic
 from canary.ledger import read_acked
@@ -41,15 +41,9 @@ def _canary_login():
     return kafka_config(principal="canary")
 
 
-def _services_and_files(settings):
-    """Each host's units and config files: lab_state without the data dirs, which the test's own topic changes."""
-    return {host: "\n".join(line for line in state.splitlines() if not line.startswith("/var/lib/"))
-            for host, state in lab_state(settings)["hosts"].items()}
-
-
 def test_a_tool_login_rotates_under_its_own_canary_losing_nothing(run_playbook, settings, tmp_path):
     old = _canary_login()
-    hosts_before = _services_and_files(settings)
+    hosts_before = services_and_files(settings)
     topic, ledger = f"canary-rotate-{uuid.uuid4().hex[:6]}", tmp_path / "ledger"
     ensure_topic(kafka_config(), topic)
     checked = run_playbook("rotate_credentials.yml", "-e", "credentials=canary", "--check")
@@ -70,7 +64,7 @@ def test_a_tool_login_rotates_under_its_own_canary_losing_nothing(run_playbook, 
     new = _canary_login()
     assert new["sasl.mechanism"] != old["sasl.mechanism"] and new["sasl.password"] != old["sasl.password"]
     assert logs_in(new) and not logs_in(old)  # the old password logs in nowhere now
-    assert _services_and_files(settings) == hosts_before  # no config file on a host changed, nothing restarted
+    assert services_and_files(settings) == hosts_before  # no config file on a host changed, nothing restarted
 
 
 def test_a_rotation_cut_off_after_the_next_login_was_added_is_finished_by_the_rerun(run_playbook, run_module):

@@ -90,8 +90,7 @@ def test_only_the_marked_certificates_of_the_clusters_ca_are_super_users(tmp_pat
     foreign = certificates.issue(tmp_path, "intruder", certificates.another_ca(tmp_path), ["intruder"])
     assert creates_a_topic(member, "security") is None
     assert creates_a_topic(kafka_config(), "security") is None
-    assert creates_a_topic(unmarked, "security") in ("TOPIC_AUTHORIZATION_FAILED",
-                                                                     "CLUSTER_AUTHORIZATION_FAILED")
+    assert creates_a_topic(unmarked, "security") in ("TOPIC_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED")
     assert isinstance(_listed(_certificate_conf(*foreign, REPLICATION_PORT, brokers)), KafkaException)
 
 

@@ -17,13 +17,14 @@ from lab.cluster_settings import kafka_config, kazoo_client
 # the data dir's entries (without the <partition>.<id>-delete folders Kafka removes in the background, nor the
 # *.tmp file Kafka writes a checkpoint to and renames at once).
 _DATA_DIR = "/var/lib/kafka/data"  # the brokers' one log dir (kafka_broker's default kafka_log_dirs)
+_METADATA_DIR = "/var/lib/kafka-controller/metadata"  # the controllers' (kafka_controller_metadata_dir)
 _HOST_STATE = (
     "for unit in kafka zookeeper kafka-controller; do "
     "echo $unit $(systemctl show -p ExecMainPID -p ExecMainStartTimestampMonotonic -p ActiveState "
     "-p UnitFileState $unit | sort); done; "
     "find /etc/kafka /etc/zookeeper /etc/kafka-controller /etc/systemd/system -maxdepth 1 -type f "
     "-exec sha256sum {} + 2>/dev/null | sort -k2; "
-    f"find {_DATA_DIR} /var/lib/kafka-controller/metadata -maxdepth 1 ! -name '*-delete' ! -name '*.tmp' "
+    f"find {_DATA_DIR} {_METADATA_DIR} -maxdepth 1 ! -name '*-delete' ! -name '*.tmp' "
     "2>/dev/null | sort")
 
 # Znodes a recovery playbook writes: registrations and dynamic configs (throttles also of a broker that is
@@ -117,3 +118,10 @@ def lab_state(settings):
         "znodes": znodes,
         "throttles": throttles_anywhere(settings["bootstrap_servers"]),
     }
+
+
+def services_and_files(settings):
+    """Per host, lab_state's units and config files without its data dir listings: what a run that changes no host
+    leaves as it was, while the test's own topics come and go."""
+    return {host: "\n".join(line for line in state.splitlines() if not line.startswith((_DATA_DIR, _METADATA_DIR)))
+            for host, state in lab_state(settings)["hosts"].items()}
