@@ -38,8 +38,10 @@ def ensure_topic(client_conf, topic, partitions=6, replication_factor=3, timeout
     (the kit's canary principal) gets TopicNotAllowed for a missing one."""
     admin = AdminClient(client_conf)
     deadline = time.monotonic() + timeout
-    existing = admin.list_topics(topic, timeout=timeout).topics.get(topic)
-    while existing is None or existing.error is not None:
+    while True:
+        existing = admin.list_topics(topic, timeout=timeout).topics.get(topic)
+        if existing is not None and existing.error is None:
+            break
         try:
             admin.create_topics([NewTopic(topic, partitions, replication_factor)])[topic].result(timeout)
             break
@@ -47,11 +49,13 @@ def ensure_topic(client_conf, topic, partitions=6, replication_factor=3, timeout
             error = exc.args[0]
             if error.code() == KafkaError.TOPIC_ALREADY_EXISTS:
                 break
-            if error.code() in (KafkaError.TOPIC_AUTHORIZATION_FAILED, KafkaError.CLUSTER_AUTHORIZATION_FAILED):
+            # A denied create is retried too: a topic the admin just made may not be in this broker's metadata yet.
+            denied = error.code() in (KafkaError.TOPIC_AUTHORIZATION_FAILED, KafkaError.CLUSTER_AUTHORIZATION_FAILED)
+            if time.monotonic() > deadline and denied:
                 raise TopicNotAllowed(
                     f"topic {topic} is missing and this principal may not create it: create it as the kit's admin "
                     "first (the canary's own principal writes and reads only)") from None
-            if not error.retriable() or time.monotonic() > deadline:  # e.g. the controller just moved
+            if not (denied or error.retriable()) or time.monotonic() > deadline:  # e.g. the controller just moved
                 raise
             time.sleep(1)
     while True:
