@@ -88,8 +88,9 @@ security-drills: setup
 	python tests/drills/convert_previous_layout.py --kraft
 
 # Lab tests too long for make test (tests/integration/long_*.py, which pytest collects only when named), on a
-# freshly deployed lab: the CA rotation under load, rotate_credentials.yml for every kind of credential under a canary,
-# then the validator on the lab's Spark cluster (about 30 minutes).
+# freshly deployed lab: a certificate's renewal through site.yml and the CA rotation under load,
+# rotate_credentials.yml for every kind of credential under a canary, then the validator on the lab's Spark cluster
+# (about 35 minutes).
 test-long: setup
 	python -m lab down
 	python -m lab up

@@ -35,7 +35,7 @@ from lab.traffic import reaches_every_broker  # noqa: E402
 WORK = drill.REPO / ".cache" / "drills" / "rotate-ca"
 PKI = config.ROOT / "pki"  # the lab's kafka_pki_dir
 RATE = 200  # canary records per second
-# kafka2's certificate (issued for 365 days) falls inside a 366-day renewal window (as test_certificates.py does)
+# kafka2's certificate (issued for 365 days) falls inside a 366-day renewal window (as long_renew_certificate.py does)
 RENEW_KAFKA2 = "all:\n  hosts:\n    kafka2: {kafka_pki_renew_before_days: 366, kafka_pki_host_validity_days: 400}\n"
 
 

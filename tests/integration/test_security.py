@@ -44,7 +44,8 @@ def _listed(conf, timeout=8, errors=None):
 def test_no_broker_port_lets_a_plaintext_client_in(brokers):
     for broker in brokers:
         for port in (CLIENT_PORT, REPLICATION_PORT):
-            outcome = _listed({"bootstrap.servers": f"{broker.fqdn}:{port}", "security.protocol": "PLAINTEXT"})
+            outcome = _listed({"bootstrap.servers": f"{broker.fqdn}:{port}", "security.protocol": "PLAINTEXT"},
+                              timeout=3)  # a TLS port never answers a PLAINTEXT request: it ends only in the timeout
             assert isinstance(outcome, KafkaException), f"{broker.name}:{port} answered PLAINTEXT: {outcome}"
         with pytest.raises(ConnectionRefusedError):  # no PLAINTEXT listener (9092) unless asked for
             socket.create_connection((broker.address, 9092), timeout=5).close()
