@@ -55,7 +55,7 @@ def ensure_topic(client_conf, topic, partitions=6, replication_factor=3, timeout
                 raise TopicNotAllowed(
                     f"topic {topic} is missing and this principal may not create it: create it as the kit's admin "
                     "first (the canary's own principal writes and reads only)") from None
-            if not (denied or error.retriable()) or time.monotonic() > deadline:  # e.g. the controller just moved
+            if time.monotonic() > deadline or not (denied or error.retriable()):  # retriable: the controller moved
                 raise
             time.sleep(1)
     while True:
