@@ -44,6 +44,14 @@ def kafka_config(bootstrap_servers=None, principal="admin"):
     return conf
 
 
+def user_config(name, password, mechanism="SCRAM-SHA-512"):
+    """The librdkafka configuration of an application's SCRAM user on the CLIENT listener: the canary's settings (its
+    listener, TLS) with the user's name, password and mechanism (kafka_scram_users' default; the canary's own may have
+    rotated to the other one). Not kafka_config()'s: the kit's admin logs in by certificate on another listener."""
+    return kafka_config(principal="canary") | {"sasl.username": name, "sasl.password": password,
+                                               "sasl.mechanism": mechanism}
+
+
 def kazoo_client(hosts=None, **options):
     """A KazooClient (not started) for the lab's ensemble as the kit reaches it (TLS, SASL), at hosts
     (default: zookeeper.connect with the chroot); options override those (sasl_options=None: no login)."""

@@ -29,7 +29,7 @@ from unchanged import services_and_files
 from canary import Canary, ensure_topic
 from canary.ledger import read_acked
 from lab import config
-from lab.cluster_settings import kafka_config, kazoo_client, load
+from lab.cluster_settings import kafka_config, kazoo_client, load, user_config
 from lab.command_lines import CommandLineWatch
 from lab.traffic import creates_a_topic, logs_in
 
@@ -84,11 +84,6 @@ def test_a_rotation_cut_off_after_the_next_login_was_added_is_finished_by_the_re
     assert after["sasl.mechanism"] == other and logs_in(after) and not logs_in(before)
 
 
-def _as_user(name, password, mechanism):
-    return kafka_config(principal="canary") | {"sasl.username": name, "sasl.password": password,
-                                               "sasl.mechanism": mechanism}
-
-
 def _rotate(run_playbook, users, *args):
     return run_playbook("rotate_credentials.yml", "-e", json.dumps({"kafka_scram_users": users}), *args)
 
@@ -102,8 +97,8 @@ def test_an_application_user_rotates_under_its_own_canary_its_owner_switching(ru
              "pattern_type": "literal"} for op in ("write", "describe")]
     assert not run_module("kafka_acl", acls=acls).get("failed")
     ensure_topic(kafka_config(), topic)
-    old = _as_user(name, old_password, "SCRAM-SHA-512")
-    new = _as_user(name, next_password, "SCRAM-SHA-256")
+    old = user_config(name, old_password, "SCRAM-SHA-512")
+    new = user_config(name, next_password, "SCRAM-SHA-256")
     try:
         refused = _rotate(run_playbook, [{"name": name, "password": old_password}], "-e", f"credentials={name}")
         assert refused.returncode != 0 and "no next_password" in refused.output

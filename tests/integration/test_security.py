@@ -20,7 +20,7 @@ from kazoo.exceptions import SessionClosedRequireSaslError
 from kazoo.handlers.threading import KazooTimeoutError
 
 from lab import config
-from lab.cluster_settings import kafka_config, kazoo_client
+from lab.cluster_settings import kafka_config, kazoo_client, user_config
 from lab.command_lines import CommandLineWatch
 from lab.machines import run_on
 from lab.traffic import creates_a_topic
@@ -95,13 +95,6 @@ def test_only_the_marked_certificates_of_the_clusters_ca_are_super_users(tmp_pat
     assert isinstance(_listed(_certificate_conf(*foreign, REPLICATION_PORT, brokers)), KafkaException)
 
 
-def _as_user(name, password):
-    """An application's login on CLIENT: the canary's settings (its listener, TLS) with the user's name, password and
-    the mechanism kafka_scram_users gives it by default (the canary's own may have rotated to the other one)."""
-    return kafka_config(principal="canary") | {"sasl.username": name, "sasl.password": password,
-                                               "sasl.mechanism": "SCRAM-SHA-512"}
-
-
 def _attempts(conf, topic):
     """{action: None if allowed, else the error} for produce, consume, describe configs and delete."""
     outcomes = {}
@@ -155,13 +148,13 @@ def test_a_user_can_do_nothing_until_the_inventory_grants_it(run_playbook):
 
     access(kafka_scram_users=user)
     try:
-        denied = _attempts(_as_user(name, password), topic)
+        denied = _attempts(user_config(name, password), topic)
         assert all(denied.values()), f"allowed without an ACL: {[a for a, e in denied.items() if not e]}"
         assert "TOPIC_AUTHORIZATION_FAILED" in str(denied["produce"]), denied
         assert denied["describe_configs"] == denied["delete"] == "TOPIC_AUTHORIZATION_FAILED", denied
 
         access(kafka_acls=grants)
-        assert _attempts(_as_user(name, password), topic) == {
+        assert _attempts(user_config(name, password), topic) == {
             "produce": None, "consume": None, "describe_configs": None, "delete": None}
     finally:
         access(kafka_acls_absent=grants, kafka_scram_users_absent=[{"name": name}])
