@@ -170,8 +170,7 @@ def test_the_admin_certificate_rotates_under_a_canary_and_the_old_one_is_no_supe
 def _zookeeper_answers(sasl_options):
     """The ACLs of /brokers/ids as a client with this login reads them, or None when ZooKeeper refuses the login (it
     closes the session of a failed SASL login: the start times out, or the first request loses its connection; the
-    same call with the new login must answer, which tells a refusal from a network fault). The start's chroot check is
-    that first request."""
+    same call with the new login must answer, which tells a refusal from a network fault)."""
     zk = kazoo_client(sasl_options=sasl_options)
     try:
         zk.start(timeout=15)  # its chroot check is the first request
