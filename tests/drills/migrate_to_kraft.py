@@ -130,7 +130,10 @@ def grant(user, password, topic):
     values = WORK / "grant.json"  # a file, not the command line: the drill watches command lines for passwords
     values.touch(mode=0o600)
     values.write_text(json.dumps({"kafka_scram_users": [{"name": user, "password": password}], "kafka_acls": grants}))
-    playbook("playbooks/kafka_access.yml", "-e", f"@{values}")
+    try:
+        playbook("playbooks/kafka_access.yml", "-e", f"@{values}")
+    finally:
+        values.unlink()  # it holds the user's password
 
 
 def rolling_restart(env=None):
