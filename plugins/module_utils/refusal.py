@@ -87,6 +87,13 @@ RULES = {
                                        "password the inventory no longer holds",
     # Rotating the kit's credentials (kafka_credential_rotation.py)
     "rotation-inconsistent-state": "rotate_credentials.yml refuses a credential in a state none of its steps leads to",
+    # The Kafka releases the kit runs (kafka_versions.py)
+    "version-unknown": "a Kafka release that is not in the kit's version table is refused before anything changes",
+    "version-known-bad": "a known-bad Kafka release is refused by name, with the reason",
+    "version-zookeeper-on-4": "a Kafka release without ZooKeeper mode is refused on a ZooKeeper cluster (migrate on "
+                              "3.9 first)",
+    "version-removed-config": "a server config the release removed is refused in the inventory's extra properties",
+    "version-java-too-old": "Java below the release's on a host or on the Ansible controller is refused",
     # Secure defaults (security_exposures.py)
     "secure-default-off-on-purpose": "a secure default is turned off only when kafka_security_exposures_accepted "
                                      "names it (the roles' preflights)",

@@ -1,0 +1,120 @@
+"""The Kafka releases the kit runs, as data, and the refusals they imply.
+
+A release is one entry of VERSIONS; a next 4.x release is a new entry (with the keys it removed, if any), not new
+code. The roles, the archive builder (dist/build_kafka_archive.sh) and the lab read the facts from here:
+- zookeeper: whether the release has ZooKeeper mode (4.x is KRaft only);
+- java: the lowest Java major release its servers and tools run on;
+- logging: "log4j" (log4j 1.x syntax through reload4j, -Dlog4j.configuration) or "log4j2" (log4j2.yaml,
+  -Dlog4j2.configurationFile); the builder adds the matching backend;
+- tools: the main classes of Kafka's tools the kit runs (kafka-configs moved to org.apache.kafka.tools in 4.x);
+- quorum: how a new KRaft cluster's controllers are formatted: "static" (controller.quorum.voters) or "dynamic"
+  (KIP-853: --initial-controllers, controller.quorum.bootstrap.servers);
+- removed: the server configs earlier releases had and this one refuses to start with.
+KNOWN_BAD are releases the kit refuses by name, with the reason. Sources: Kafka's upgrade notes and compatibility
+matrix; the removed keys were read from the releases' own KafkaConfig (dist/ServerConfigNames.java).
+"""
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
+
+_TOOLS_3 = {
+    "storage": "kafka.tools.StorageTool",
+    "configs": "kafka.admin.ConfigCommand",
+    "metadata_quorum": "org.apache.kafka.tools.MetadataQuorumCommand",
+    "log_dirs": "org.apache.kafka.tools.LogDirsCommand",
+    "features": "org.apache.kafka.tools.FeatureCommand",
+    "jmx": "org.apache.kafka.tools.JmxTool",
+    "zk_security_migrator": "kafka.admin.ZkSecurityMigrator",
+}
+_TOOLS_4 = {**{k: v for k, v in _TOOLS_3.items() if k != "zk_security_migrator"},
+            "configs": "org.apache.kafka.tools.ConfigCommand"}
+
+# Server configs of 3.9.2 that 4.4.0 does not know (KafkaConfig.configDef().names() of each release, compared).
+REMOVED_IN_4 = (
+    "alter.config.policy.kraft.compatibility.enable", "auto.include.jmx.reporter",
+    "broker.id.generation.enable", "control.plane.listener.name", "controlled.shutdown.max.retries",
+    "controlled.shutdown.retry.backoff.ms", "delegation.token.master.key", "eligible.leader.replicas.enable",
+    "group.coordinator.new.enable", "group.share.enable", "group.share.max.groups", "inter.broker.protocol.version",
+    "leader.imbalance.per.broker.percentage", "log.message.downconversion.enable", "log.message.format.version",
+    "log.message.timestamp.difference.max.ms", "metadata.log.segment.min.bytes", "offsets.commit.required.acks",
+    "password.encoder.cipher.algorithm", "password.encoder.iterations", "password.encoder.key.length",
+    "password.encoder.keyfactory.algorithm", "password.encoder.old.secret", "password.encoder.secret",
+    "reserved.broker.max.id", "zookeeper.clientCnxnSocket", "zookeeper.connect", "zookeeper.connection.timeout.ms",
+    "zookeeper.max.in.flight.requests", "zookeeper.metadata.migration.enable",
+    "zookeeper.metadata.migration.min.batch.size", "zookeeper.session.timeout.ms", "zookeeper.set.acl",
+    "zookeeper.ssl.cipher.suites", "zookeeper.ssl.client.enable", "zookeeper.ssl.crl.enable",
+    "zookeeper.ssl.enabled.protocols", "zookeeper.ssl.endpoint.identification.algorithm",
+    "zookeeper.ssl.keystore.location", "zookeeper.ssl.keystore.password", "zookeeper.ssl.keystore.type",
+    "zookeeper.ssl.ocsp.enable", "zookeeper.ssl.protocol", "zookeeper.ssl.truststore.location",
+    "zookeeper.ssl.truststore.password", "zookeeper.ssl.truststore.type")
+
+VERSIONS = {
+    "3.9.2": {"zookeeper": True, "java": 8, "logging": "log4j", "tools": _TOOLS_3, "quorum": "static",
+              "removed": ()},
+    "4.4.0": {"zookeeper": False, "java": 17, "logging": "log4j2", "tools": _TOOLS_4, "quorum": "dynamic",
+              "removed": REMOVED_IN_4},
+}
+
+KNOWN_BAD = {
+    "4.1.0": "Kafka Streams leaks memory (KAFKA-19748); take 4.1.1 or later",
+    "4.2.0": "transactions break while brokers of two versions run side by side in a roll (KAFKA-20322); take 4.2.1 "
+             "or later",
+}
+
+
+def facts(version):
+    """The table's entry for version; ValueError naming the versions the kit runs for any other."""
+    if version not in VERSIONS:
+        raise ValueError(f"Kafka {version} is not one the kit runs ({', '.join(VERSIONS)})")
+    return VERSIONS[version]
+
+
+def java_major(version_output):
+    """The major release of a `java -version` output ('openjdk version "17.0.15" ...' -> 17, '"1.8.0_392"' -> 8),
+    or None when it names none."""
+    for line in version_output.splitlines():
+        if " version \"" in line:
+            number = line.split('"')[1]
+            parts = number.split(".")
+            major = parts[1] if parts[0] == "1" and len(parts) > 1 else parts[0]
+            digits = "".join(ch for ch in major if ch.isdigit())
+            return int(digits) if digits else None
+    return None
+
+
+def version_refusals(version, metadata_mode, properties, java_versions):
+    """Why this host cannot run Kafka `version`, one refusal per cause; [] when it can.
+
+    metadata_mode is the inventory's kafka_metadata_mode; properties the keys the inventory adds to the server's
+    config (kafka_extra_properties / kafka_controller_extra_properties); java_versions {where: `java -version`
+    output} of the JVMs that will run it (the host's, the Ansible controller's for Kafka's tools), '' where no Java
+    is installed yet (the common role installs one)."""
+    if version in KNOWN_BAD:
+        return [refusal("version-known-bad", f"Kafka {version} is a known-bad release: {KNOWN_BAD[version]}. Set "
+                                             "kafka_version to another release.")]
+    if version not in VERSIONS:
+        return [refusal("version-unknown", f"Kafka {version} is not one the kit runs ({', '.join(VERSIONS)}): set "
+                                           "kafka_version to one of them (a new release is an entry of "
+                                           "plugins/module_utils/kafka_versions.py).")]
+    entry = VERSIONS[version]
+    problems = []
+    if metadata_mode != "kraft" and not entry["zookeeper"]:
+        problems.append(refusal(
+            "version-zookeeper-on-4",
+            f"Kafka {version} has no ZooKeeper mode and this cluster's kafka_metadata_mode is {metadata_mode}: "
+            "migrate it to KRaft on 3.9 first (playbooks/migrate_to_kraft.yml), then move to "
+            f"{version}."))
+    removed = sorted(set(properties) & set(entry["removed"]))
+    if removed:
+        problems.append(refusal(
+            "version-removed-config",
+            f"Kafka {version} no longer has {', '.join(removed)} and would not start with them: remove them from the "
+            "inventory's extra properties."))
+    for where, output in sorted(java_versions.items()):
+        major = java_major(output) if output else None
+        if output and (major is None or major < entry["java"]):
+            problems.append(refusal(
+                "version-java-too-old",
+                f"Kafka {version} needs Java {entry['java']} or later; {where} runs "
+                f"{'Java ' + str(major) if major else 'an unknown Java (' + output.strip()[:80] + ')'}: install "
+                f"Java {entry['java']}+ there (common_java_package, kafka_java_bin)."))
+    return problems

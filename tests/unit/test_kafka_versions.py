@@ -1,0 +1,76 @@
+"""The version table and its refusals (module_utils/kafka_versions), on hand-written inputs."""
+
+import pytest
+
+from plugins.module_utils import kafka_versions as kv
+
+JAVA_17 = 'openjdk version "17.0.15" 2025-04-15\nOpenJDK Runtime Environment (build 17.0.15+6-Debian-1deb12u1)\n'
+JAVA_8 = 'openjdk version "1.8.0_392"\nOpenJDK Runtime Environment (build 1.8.0_392-b08)\n'
+JAVA_11 = 'openjdk version "11.0.21" 2023-10-17\n'
+
+
+def rules(problems):
+    return [p["rule"] for p in problems]
+
+
+def test_java_major_reads_the_old_and_the_new_numbering():
+    assert kv.java_major(JAVA_17) == 17
+    assert kv.java_major(JAVA_8) == 8
+    assert kv.java_major('java version "21" 2023-09-19 LTS\n') == 21
+    assert kv.java_major("bash: java: command not found") is None
+
+
+def test_every_release_has_every_fact():
+    keys = {"zookeeper", "java", "logging", "tools", "quorum", "removed"}
+    for version, entry in kv.VERSIONS.items():
+        assert set(entry) == keys, version
+        assert entry["logging"] in ("log4j", "log4j2")
+        assert entry["quorum"] in ("static", "dynamic")
+        assert {"storage", "configs", "metadata_quorum", "log_dirs", "features", "jmx"} <= set(entry["tools"])
+
+
+def test_4_x_is_kraft_only_on_java_17_with_log4j2_and_its_configs_class_moved():
+    entry = kv.facts("4.4.0")
+    assert (entry["zookeeper"], entry["java"], entry["logging"], entry["quorum"]) == (False, 17, "log4j2", "dynamic")
+    assert entry["tools"]["configs"] == "org.apache.kafka.tools.ConfigCommand"
+    assert "zk_security_migrator" not in entry["tools"]
+    named_in_the_upgrade_notes = {"zookeeper.connect", "inter.broker.protocol.version", "broker.id.generation.enable",
+                                  "reserved.broker.max.id", "control.plane.listener.name", "log.message.format.version"}
+    assert named_in_the_upgrade_notes <= set(entry["removed"])
+    assert kv.facts("3.9.2")["tools"]["configs"] == "kafka.admin.ConfigCommand"
+
+
+def test_an_unknown_release_names_the_ones_the_kit_runs():
+    with pytest.raises(ValueError, match=r"3\.9\.2, 4\.4\.0"):
+        kv.facts("3.8.1")
+    assert rules(kv.version_refusals("3.8.1", "zookeeper", [], {})) == ["version-unknown"]
+
+
+def test_a_known_bad_release_is_refused_by_name():
+    problems = kv.version_refusals("4.2.0", "kraft", [], {})
+    assert rules(problems) == ["version-known-bad"]
+    assert "KAFKA-20322" in problems[0]["message"]
+
+
+def test_zookeeper_mode_on_4_x_says_to_migrate_on_3_9_first():
+    problems = kv.version_refusals("4.4.0", "zookeeper", [], {})
+    assert rules(problems) == ["version-zookeeper-on-4"]
+    assert "migrate_to_kraft.yml" in problems[0]["message"]
+    assert kv.version_refusals("4.4.0", "kraft", [], {}) == []
+    assert kv.version_refusals("3.9.2", "zookeeper", [], {}) == []
+
+
+def test_a_removed_config_among_the_extra_properties_is_named():
+    problems = kv.version_refusals("4.4.0", "kraft", ["num.io.threads", "log.message.format.version"], {})
+    assert rules(problems) == ["version-removed-config"]
+    assert "log.message.format.version" in problems[0]["message"]
+    assert "num.io.threads" not in problems[0]["message"]
+    assert kv.version_refusals("3.9.2", "kraft", ["log.message.format.version"], {}) == []
+
+
+def test_java_below_the_release_is_refused_where_it_runs_and_a_missing_java_is_not():
+    problems = kv.version_refusals("4.4.0", "kraft", [], {"kafka1": JAVA_11, "localhost": JAVA_17, "kafka2": ""})
+    assert rules(problems) == ["version-java-too-old"]
+    assert "kafka1 runs Java 11" in problems[0]["message"]
+    assert kv.version_refusals("3.9.2", "zookeeper", [], {"kafka1": JAVA_8}) == []
+    assert rules(kv.version_refusals("4.4.0", "kraft", [], {"kafka1": "garbage"})) == ["version-java-too-old"]
