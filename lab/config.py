@@ -2,6 +2,7 @@
 
 import dataclasses
 import ipaddress
+import os
 import pathlib
 
 import yaml
@@ -20,6 +21,9 @@ RUN = ROOT / "run"          # per host: overlay upper dir, nspawn pid and consol
 DISKS = ROOT / "disks"      # per broker host: a sparse ext4 image and its mount point
 SECRETS = ROOT / "secrets"  # the lab's passwords, made by the inventory's password lookups (kept by `lab down`)
 PKI = ROOT / "pki"          # the lab's kafka_pki_dir: its CA and certificates, made by a deploy (gone with `lab down`)
+
+# The Kafka release the lab runs (the lab inventory's kafka_version reads the same variable)
+KAFKA_VERSION = os.environ.get("KAFKAOPS_LAB_KAFKA_VERSION") or "3.9.2"
 
 BRIDGE = "kafkalab0"
 # Every host's DNS name is <name>.<DOMAIN>, in /etc/hosts on each host and on this machine (lab/names.py);

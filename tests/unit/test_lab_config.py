@@ -1,5 +1,8 @@
 """The lab boots what the lab inventory says."""
 
+import pathlib
+import re
+
 import pytest
 import yaml
 
@@ -52,3 +55,12 @@ def test_a_password_or_a_private_key_in_a_log_is_named_not_shown():
     assert leaks("ok: [kafka1] => (item=(censored due to no_log))", secrets) == []
     assert leaks("password=s3cretB\n-----BEGIN PRIVATE KEY-----", secrets) == [
         "the password kafkaops-admin", "a private key"]
+
+
+def test_the_lab_runs_one_release_of_the_version_table_and_its_inventory_the_same():
+    from plugins.module_utils import kafka_versions
+    inventory = (config.REPO / "inventories" / "lab" / "group_vars" / "all.yml").read_text()
+    inventory_default = re.search(r"KAFKAOPS_LAB_KAFKA_VERSION'\) \| default\('([^']+)'", inventory).group(1)
+    lab_default = re.search(r'"KAFKAOPS_LAB_KAFKA_VERSION"\) or "([^"]+)"', pathlib.Path(config.__file__).read_text())
+    assert lab_default.group(1) == inventory_default
+    assert inventory_default in kafka_versions.VERSIONS
