@@ -7,7 +7,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
 .PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
-	test test-long test-kraft test-migration lint unit molecule \
+	test test-long test-kraft test-kraft-3.9 test-migration lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration bench-sandbox \
 	bench-rotation
 
@@ -97,14 +97,17 @@ test-long: setup
 	ansible-playbook playbooks/site.yml
 	pytest -p no:cacheprovider tests/integration/long_*.py --junitxml=.cache/test-results/long.xml
 
-# The KRaft lab (molecule scenario kraft): a fresh lab deployed by site.yml with kafka_metadata_mode: kraft,
-# idempotence, the controllers' and brokers' testinfra checks, the KRaft lab tests (tests/integration/kraft_*.py:
-# deploy, controller roll, a controller's lost disk) and the recovery tests also run on ZooKeeper (rebuild,
-# replace, refusals, rolling restart gates, throttles; molecule/kraft/molecule.yml), then the lab is taken down.
-test-kraft: setup
+# The KRaft lab (molecule scenario kraft) on Kafka 4.4.0, a dynamic quorum: a fresh lab deployed by site.yml with
+# kafka_metadata_mode: kraft, idempotence, the controllers' and brokers' testinfra checks, the KRaft lab tests
+# (tests/integration/kraft_*.py: deploy, controller roll, a controller's lost disk) and the recovery tests also run
+# on ZooKeeper (rebuild, replace, refusals, rolling restart gates, throttles; molecule/kraft/molecule.yml), then the
+# lab is taken down. make test-kraft-3.9 runs the same on 3.9.2, a static quorum (what a migrated cluster has).
+test-kraft: export KAFKAOPS_LAB_KAFKA_VERSION := 4.4.0
+test-kraft-3.9: export KAFKAOPS_LAB_KAFKA_VERSION := 3.9.2
+test-kraft test-kraft-3.9: setup
 	mkdir -p .cache/test-results
-	molecule test -s kraft 2>&1 | tee .cache/test-results/molecule-kraft.log
-	python scripts/check_no_secrets.py .cache/test-results/molecule-kraft.log
+	molecule test -s kraft 2>&1 | tee .cache/test-results/molecule-kraft-$$KAFKAOPS_LAB_KAFKA_VERSION.log
+	python scripts/check_no_secrets.py .cache/test-results/molecule-kraft-$$KAFKAOPS_LAB_KAFKA_VERSION.log
 
 # The migration to KRaft's refusals and rollbacks: the precheck's refusals on a freshly deployed ZooKeeper lab
 # (tests/integration/migration_refusals.py, each changing nothing) and a broker that dies mid roll

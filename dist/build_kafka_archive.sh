@@ -10,10 +10,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out_dir=${1:?usage: build_kafka_archive.sh OUT_DIR [VERSION...]}
 shift
-facts() {  # facts VERSION KEY: one fact of a release from the version table
+facts() {  # facts [VERSION]: the releases of the version table, or how VERSION logs
   PYTHONPATH="$here/../.cache/collections" python3 -c 'import sys
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_versions
-print(kafka_versions.facts(sys.argv[1])[sys.argv[2]] if len(sys.argv) > 2 else " ".join(kafka_versions.VERSIONS))' "$@"
+print(kafka_versions.facts(sys.argv[1])["logging"]["name"] if sys.argv[1:] else " ".join(kafka_versions.VERSIONS))' "$@"
 }
 versions=("$@")
 [[ ${#versions[@]} -gt 0 ]] || read -r -a versions <<< "$(facts)"
@@ -27,7 +27,7 @@ build() {
   if [[ -f "$archive" && -f "$archive.sha256" && "$(cat "$archive.recipe-sha256" 2>/dev/null)" == "$recipe_sum" ]]; then
     echo "kafka archive up to date: $archive"
   else
-    logging=$(facts "$version" logging)
+    logging=$(facts "$version")
     work=$(mktemp -d)
     libs="$work/$name/libs"
     mkdir -p "$libs" "$work/$name/config"

@@ -10,10 +10,17 @@ def kraft_quorum_voters(endpoints, hostvars):
                                                  for host in endpoints})
 
 
+def kraft_initial_controllers(endpoints, cluster_id, hostvars):
+    """kafka-storage format --initial-controllers of a new dynamic quorum of the controllers in endpoints."""
+    return kafka_kraft.initial_controllers(cluster_id, endpoints, {host: hostvars[host].get("kafka_controller_node_id")
+                                                                   for host in endpoints})
+
+
 class FilterModule:
     def filters(self):
         return {
             "kraft_quorum_voters": kraft_quorum_voters,
+            "kraft_initial_controllers": kraft_initial_controllers,
             "kraft_node_id_refusals": kafka_kraft.node_id_refusals,
             "kraft_mode_change_refusal": kafka_kraft.mode_change_refusal,
             "kraft_metadata_state": kafka_kraft.metadata_state,

@@ -8,6 +8,9 @@ majority that came up empty could elect a leader without committed data (Kafka 3
 Controller Disk"; docs/design/kraft-migration-research.md section 3).
 """
 
+import base64
+import uuid
+
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
 
 NOT_FORMATTED = "not_formatted"
@@ -22,6 +25,33 @@ def quorum_voters(endpoints, node_ids):
     if missing:
         raise ValueError(f"controllers without a non-negative kafka_controller_node_id: {', '.join(missing)}")
     return ",".join(f"{int(node_ids[host])}@{endpoint}" for host, endpoint in endpoints.items())
+
+
+def configured_quorum(props):
+    """How a KRaft node's config (its properties) finds the quorum's voters: 'static' (controller.quorum.voters),
+    'dynamic' (controller.quorum.bootstrap.servers alone, KIP-853), or None (neither: no KRaft config)."""
+    if props.get("controller.quorum.voters", "").strip():
+        return "static"
+    return "dynamic" if props.get("controller.quorum.bootstrap.servers", "").strip() else None
+
+
+# Directory ids a dynamic quorum's first voters are formatted with: derived from the cluster and node id, so a
+# rerun after a format that stopped half way gives the controllers not yet formatted the ids the others hold.
+_DIRECTORY_IDS = uuid.UUID("6a3c1d9e-6f0b-4c55-9a1e-2f7d4b8c0e51")
+
+
+def directory_id(cluster_id, node_id):
+    """The metadata dir id (a Kafka Uuid: 22 characters of URL-safe base64) of controller node_id in a new dynamic
+    quorum of cluster_id."""
+    raw = uuid.uuid5(_DIRECTORY_IDS, f"{cluster_id}/{int(node_id)}").bytes
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def initial_controllers(cluster_id, endpoints, node_ids):
+    """kafka-storage format --initial-controllers of a new dynamic quorum: 'id@host:port:directory id,...' in
+    inventory order (endpoints, node_ids as for quorum_voters)."""
+    voters = quorum_voters(endpoints, node_ids).split(",")
+    return ",".join(f"{voter}:{directory_id(cluster_id, voter.split('@')[0])}" for voter in voters)
 
 
 def _hosts_by_id(ids):
@@ -91,12 +121,15 @@ def metadata_state(has_meta, has_log):
     return FORMATTED if has_meta else NOT_FORMATTED
 
 
-def format_plan(controllers, configured_cluster_id=""):
+def format_plan(controllers, configured_cluster_id="", quorum=None):
     """Which controllers to format, with which cluster id.
 
-    controllers: {inventory host: {"state": metadata_state(...), "cluster_id": id in meta.properties or None},
-    or None for a controller whose dir was not read (unreachable, or not in a --limit run)}.
+    controllers: {inventory host: {"state": metadata_state(...), "cluster_id": id in meta.properties or None,
+    "quorum": configured_quorum(...) of its config}, or None for a controller whose dir was not read (unreachable,
+    or not in a --limit run)}.
     configured_cluster_id: the inventory's kafka_cluster_id ("" when not set).
+    quorum: the quorum the inventory asks for (kafka_controller_quorum: static or dynamic); a quorum that ran keeps
+    the one its voters run (a static one becomes dynamic only through Kafka's irreversible kraft.version upgrade).
     Returns {"cluster_id": the quorum's id (None: a new quorum, make one), "format": [hosts to format],
     "refusals": [refusal(...)]}; nothing is formatted when there is a refusal.
     """
@@ -123,6 +156,14 @@ def format_plan(controllers, configured_cluster_id=""):
             f"{', '.join(empty)} {'has' if len(empty) == 1 else 'have'} an empty metadata dir while "
             f"{', '.join(started)} already ran the quorum: a deploy does not format a voter that lost its disk "
             "(docs/runbooks/replace-controller.md says how).")))
+    other = sorted(host for host in started if controllers[host].get("quorum") not in (None, quorum))
+    if quorum and other:
+        running = controllers[other[0]]["quorum"]
+        why = ("a static quorum becomes dynamic only through Kafka's kraft.version upgrade, which cannot be undone"
+               if running == "static" else "a dynamic quorum cannot become static again")
+        refusals.append(refusal("kraft-quorum-change", (
+            f"the quorum that ran on {', '.join(other)} is {running} and kafka_controller_quorum is {quorum}: set "
+            f"kafka_controller_quorum: {running} for this cluster ({why}).")))
     if refusals:
         return {"cluster_id": None, "format": [], "refusals": refusals}
     return {"cluster_id": ids[0] if ids else (configured_cluster_id or None), "format": empty, "refusals": []}

@@ -4,9 +4,10 @@ A release is one entry of VERSIONS; a next 4.x release is a new entry (with the 
 code. The roles, the archive builder (dist/build_kafka_archive.sh) and the lab read the facts from here:
 - zookeeper: whether the release has ZooKeeper mode (4.x is KRaft only);
 - java: the lowest Java major release its servers and tools run on;
-- logging: "log4j" (log4j 1.x syntax through reload4j, -Dlog4j.configuration) or "log4j2" (log4j2.yaml,
-  -Dlog4j2.configurationFile); the builder adds the matching backend;
-- tools: the main classes of Kafka's tools the kit runs (kafka-configs moved to org.apache.kafka.tools in 4.x);
+- logging: its name, "log4j" (log4j 1.x syntax through reload4j) or "log4j2" (log4j-core; the builder adds the
+  matching SLF4J binding), the file the roles write (their template of that name) and the JVM option that names it;
+- tools: the main classes of Kafka's tools the roles run on the hosts (the modules' ConfigCommand, which moved to
+  org.apache.kafka.tools in 4.x, runs only against ZooKeeper: 3.x);
 - quorum: how a new KRaft cluster's controllers are formatted: "static" (controller.quorum.voters) or "dynamic"
   (KIP-853: --initial-controllers, controller.quorum.bootstrap.servers);
 - removed: the server configs earlier releases had and this one refuses to start with.
@@ -18,15 +19,14 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import re
 
 _TOOLS_3 = {
     "storage": "kafka.tools.StorageTool",
-    "configs": "kafka.admin.ConfigCommand",
     "metadata_quorum": "org.apache.kafka.tools.MetadataQuorumCommand",
-    "log_dirs": "org.apache.kafka.tools.LogDirsCommand",
-    "features": "org.apache.kafka.tools.FeatureCommand",
     "jmx": "org.apache.kafka.tools.JmxTool",
-    "zk_security_migrator": "kafka.admin.ZkSecurityMigrator",
+    "zk_security_migrator": "kafka.admin.ZkSecurityMigrator",  # ZooKeeper mode only
 }
-_TOOLS_4 = {**{k: v for k, v in _TOOLS_3.items() if k != "zk_security_migrator"},
-            "configs": "org.apache.kafka.tools.ConfigCommand"}
+_TOOLS_4 = {k: v for k, v in _TOOLS_3.items() if k != "zk_security_migrator"}
+
+_LOG4J = {"name": "log4j", "file": "log4j.properties", "option": "-Dlog4j.configuration=file:"}
+_LOG4J2 = {"name": "log4j2", "file": "log4j2.yaml", "option": "-Dlog4j2.configurationFile="}
 
 # Server configs of 3.9.2 that 4.4.0 does not know (KafkaConfig.configDef().names() of each release, compared).
 REMOVED_IN_4 = (
@@ -48,9 +48,9 @@ REMOVED_IN_4 = (
     "zookeeper.ssl.truststore.password", "zookeeper.ssl.truststore.type")
 
 VERSIONS = {
-    "3.9.2": {"zookeeper": True, "java": 8, "logging": "log4j", "tools": _TOOLS_3, "quorum": "static",
+    "3.9.2": {"zookeeper": True, "java": 8, "logging": _LOG4J, "tools": _TOOLS_3, "quorum": "static",
               "removed": ()},
-    "4.4.0": {"zookeeper": False, "java": 17, "logging": "log4j2", "tools": _TOOLS_4, "quorum": "dynamic",
+    "4.4.0": {"zookeeper": False, "java": 17, "logging": _LOG4J2, "tools": _TOOLS_4, "quorum": "dynamic",
               "removed": REMOVED_IN_4},
 }
 

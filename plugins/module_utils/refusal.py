@@ -55,6 +55,7 @@ RULES = {
     "kraft-unread-metadata-dir": "a deploy formats no controller while another controller's metadata dir was not read",
     "kraft-other-cluster-metadata": "a deploy formats no controller beside metadata dirs of another or of several "
                                     "clusters",
+    "kraft-quorum-change": "a deploy does not switch a quorum that ran between static and dynamic voters",
     "kraft-node-ids": "every controller has a node id of its own that no broker has (one id space)",
     "mode-change-by-migration-only": "a host moves between ZooKeeper and KRaft mode only through the migration's "
                                      "steps, never by a deploy",

@@ -95,6 +95,14 @@ configured_mode:
   returned: always
   type: str
   sample: zookeeper
+configured_quorum:
+  description:
+    - How I(config_file) finds the KRaft quorum's voters, C(static) (controller.quorum.voters) or C(dynamic)
+      (controller.quorum.bootstrap.servers alone); null for neither.
+  returned: always
+  type: str
+  sample: dynamic
+  version_added: 0.12.0
 configured_inter_broker_listener:
   description: The inter.broker.listener.name of I(config_file) (null without one).
   returned: always
@@ -112,7 +120,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_identity as ki
-from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_migration
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft, kafka_migration
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import describe_error
 
 
@@ -151,6 +159,7 @@ def main():
     module.exit_json(changed=False, dirs=dirs, refusals=refusals, configured_log_dirs=current,
                      abandoned_log_dirs=abandoned,
                      configured_mode=kafka_migration.configured_mode(props),
+                     configured_quorum=kafka_kraft.configured_quorum(props),
                      configured_inter_broker_listener=props.get("inter.broker.listener.name"),
                      configured_properties={k: v for k, v in props.items() if k in kafka_migration.PRECHECK_KEYS})
 

@@ -203,3 +203,34 @@ def test_a_change_reached_every_broker_once_each_fetched_past_its_offset():
     assert kk.observers_behind(rows, 2045) == {}
     assert kk.observers_behind(rows, 2046) == {1: 2045}
     assert kk.observers_behind(rows, 0) == {}  # voters are not observers: 9003 behind does not count
+
+
+def test_a_config_names_its_quorum_by_voters_or_by_bootstrap_servers():
+    assert kk.configured_quorum({"controller.quorum.voters": "9001@c1:9090"}) == "static"
+    assert kk.configured_quorum({"controller.quorum.bootstrap.servers": "c1:9090,c2:9090"}) == "dynamic"
+    assert kk.configured_quorum({"zookeeper.connect": "zk1:2181"}) is None
+
+
+def test_a_quorum_that_ran_keeps_its_static_or_dynamic_voters():
+    static = {h: {**_dir(kk.STARTED, "X"), "quorum": "static"} for h in ("c1", "c2", "c3")}
+    plan = kk.format_plan(static, "", "dynamic")
+    assert plan["format"] == [] and [r["rule"] for r in plan["refusals"]] == ["kraft-quorum-change"]
+    assert "set kafka_controller_quorum: static" in plan["refusals"][0]["message"]
+    assert "cannot be undone" in plan["refusals"][0]["message"]
+    assert kk.format_plan(static, "", "static")["refusals"] == []
+    dynamic = {h: {**_dir(kk.STARTED, "X"), "quorum": "dynamic"} for h in ("c1", "c2", "c3")}
+    assert "cannot become static" in kk.format_plan(dynamic, "", "static")["refusals"][0]["message"]
+    # a new quorum takes what the inventory asks, whatever an earlier config said
+    fresh = {"c1": {**_dir(kk.NOT_FORMATTED), "quorum": "static"}}
+    assert kk.format_plan(fresh, "", "dynamic") == {"cluster_id": None, "format": ["c1"], "refusals": []}
+
+
+def test_a_dynamic_quorum_s_first_voters_have_directory_ids_a_rerun_gives_again():
+    endpoints = {"c1": "ctrl1.example.com:9090", "c2": "ctrl2.example.com:9090"}
+    initial = kk.initial_controllers("Qk2jcnbvSySg1y1eyb2r3A", endpoints, {"c1": 9001, "c2": "9002"})
+    first, second = initial.split(",")
+    assert first.startswith("9001@ctrl1.example.com:9090:") and second.startswith("9002@ctrl2.example.com:9090:")
+    ids = [voter.rsplit(":", 1)[1] for voter in (first, second)]
+    assert all(len(i) == 22 and "=" not in i for i in ids) and ids[0] != ids[1]  # Kafka's Uuid, base64 unpadded
+    assert kk.initial_controllers("Qk2jcnbvSySg1y1eyb2r3A", endpoints, {"c1": 9001, "c2": 9002}) == initial
+    assert kk.directory_id("another-cluster-id0000", 9001) != ids[0]

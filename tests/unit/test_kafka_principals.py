@@ -9,7 +9,7 @@ import pytest
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_principals as p
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-KAFKA_LIBS = REPO / ".cache" / "kafka" / "current" / "libs"
+RELEASES = ("3.9.2", "4.4.0")  # the kit's; `make setup` unpacks each to .cache/kafka/kafka_2.13-<release>
 
 
 def rfc2253(ordered):
@@ -17,10 +17,11 @@ def rfc2253(ordered):
     return ",".join(f"{k}={v}" for rdn in reversed(ordered) for k, v in rdn.items())
 
 
-def kafka_maps(rules, subjects):
-    """The principal names Kafka's SslPrincipalMapper gives the subjects under the rules."""
-    assert KAFKA_LIBS.is_dir(), f"{KAFKA_LIBS} missing: run make setup"
-    out = subprocess.run(["java", "-cp", f"{KAFKA_LIBS}/*", str(REPO / "tests/unit/java/MapPrincipals.java"), rules,
+def kafka_maps(rules, subjects, release="3.9.2"):
+    """The principal names the release's SslPrincipalMapper gives the subjects under the rules."""
+    libs = REPO / ".cache" / "kafka" / f"kafka_2.13-{release}" / "libs"
+    assert libs.is_dir(), f"{libs} missing: run make setup"
+    out = subprocess.run(["java", "-cp", f"{libs}/*", str(REPO / "tests/unit/java/MapPrincipals.java"), rules,
                           *subjects], capture_output=True, text=True, check=True, timeout=60).stdout
     return out.splitlines()
 
@@ -31,7 +32,8 @@ def test_subjects_read_as_kafka_reads_them():
     assert rfc2253(p.admin_subject(3, "prod")) == "CN=kafkaops-admin,OU=kafkaops-admin-g3,O=prod"
 
 
-def test_only_this_clusters_members_and_accepted_admin_generations_get_a_principal():
+@pytest.mark.parametrize("release", RELEASES)
+def test_only_this_clusters_members_and_accepted_admin_generations_get_a_principal(release):
     rules = p.mapping_rules("prod.eu-1", "kafka-cluster", "kafkaops-admin", [2, 3])
     cases = {
         rfc2253(p.member_subject("kafka1.example.com", "prod.eu-1")): "kafka-cluster",
@@ -47,7 +49,7 @@ def test_only_this_clusters_members_and_accepted_admin_generations_get_a_princip
         "CN=kafka1,OU=kafkaops-member,O=prod.eu-1,C=DE": "CN=kafka1,OU=kafkaops-member,O=prod.eu-1,C=DE",
         "CN=x,OU=y,OU=kafkaops-member,O=prod.eu-1": "CN=x,OU=y,OU=kafkaops-member,O=prod.eu-1",
     }
-    assert dict(zip(cases, kafka_maps(rules, list(cases)), strict=True)) == cases
+    assert dict(zip(cases, kafka_maps(rules, list(cases), release), strict=True)) == cases
 
 
 def test_without_admin_generations_only_members_map():

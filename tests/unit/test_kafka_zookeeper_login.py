@@ -12,7 +12,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_cred
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_zookeeper_login as zl
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-KAFKA_LIBS = REPO / ".cache" / "kafka" / "current" / "libs"
+KAFKA_LIBS = REPO / ".cache" / "kafka" / "kafka_2.13-3.9.2" / "libs"  # `make setup` unpacks each release there
 
 
 def test_every_generation_is_the_same_user_to_zookeepers_acls():

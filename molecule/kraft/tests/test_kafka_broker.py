@@ -1,6 +1,10 @@
-"""Broker hosts of a KRaft cluster as site.yml leaves them (kafka_metadata_mode: kraft)."""
+"""Broker hosts of a KRaft cluster as site.yml leaves them (kafka_metadata_mode: kraft), on the lab's release."""
+
+from lab import config
+from plugins.module_utils import kafka_versions
 
 testinfra_hosts = ["ansible://kafka_broker"]
+RELEASE = kafka_versions.facts(config.KAFKA_VERSION)
 
 
 def _properties(host, path):
@@ -31,7 +35,19 @@ def test_a_kraft_broker_with_the_same_policy_and_no_zookeeper(host):
 
 def test_the_log_dir_is_formatted_with_the_quorums_cluster_id(host):
     meta = _properties(host, "/var/lib/kafka/data/meta.properties")
-    controller = _properties(host, "/etc/kafka/server.properties")["controller.quorum.voters"]
+    props = _properties(host, "/etc/kafka/server.properties")
     assert meta["node.id"] == str(host.ansible.get_variables()["kafka_broker_id"])
-    assert controller.startswith("9001@ctrl1.kafkalab.test:9090")
+    if RELEASE["quorum"] == "dynamic":
+        assert props["controller.quorum.bootstrap.servers"].startswith("ctrl1.kafkalab.test:9090")
+    else:
+        assert props["controller.quorum.voters"].startswith("9001@ctrl1.kafkalab.test:9090")
     assert len(meta["cluster.id"]) == 22
+
+
+def test_the_release_logs_to_its_own_files(host):
+    config_file = f"/etc/kafka/{RELEASE['logging']['file']}"
+    assert host.file(config_file).exists
+    assert RELEASE["logging"]["option"] + config_file in host.file("/etc/systemd/system/kafka.service").content_string
+    assert "started (kafka.server.KafkaRaftServer)" in host.file("/var/log/kafka/server.log").content_string
+    assert host.file("/var/log/kafka/state-change.log").exists
+    assert host.file("/var/log/kafka/kafka-authorizer.log").size > 0  # the deploy's ACLs, SCRAM users: changes

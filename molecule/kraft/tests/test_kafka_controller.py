@@ -1,6 +1,10 @@
-"""KRaft controller hosts as site.yml leaves them (kafka_metadata_mode: kraft)."""
+"""KRaft controller hosts as site.yml leaves them (kafka_metadata_mode: kraft), on the lab's release."""
+
+from lab import config
+from plugins.module_utils import kafka_versions
 
 testinfra_hosts = ["ansible://kafka_controller"]
+RELEASE = kafka_versions.facts(config.KAFKA_VERSION)
 
 
 def _properties(host, path):
@@ -27,8 +31,13 @@ def test_identity_quorum_and_security_come_from_the_inventory(host):
     props = _properties(host, "/etc/kafka-controller/controller.properties")
     assert props["process.roles"] == "controller"
     assert props["node.id"] == str(hostvars["kafka_controller_node_id"])
-    assert props["controller.quorum.voters"] == (
-        "9001@ctrl1.kafkalab.test:9090,9002@ctrl2.kafkalab.test:9090,9003@ctrl3.kafkalab.test:9090")
+    if RELEASE["quorum"] == "dynamic":  # the voters are in the metadata log; the config names where to ask
+        assert "controller.quorum.voters" not in props
+        assert props["controller.quorum.bootstrap.servers"] == (
+            "ctrl1.kafkalab.test:9090,ctrl2.kafkalab.test:9090,ctrl3.kafkalab.test:9090")
+    else:
+        assert props["controller.quorum.voters"] == (
+            "9001@ctrl1.kafkalab.test:9090,9002@ctrl2.kafkalab.test:9090,9003@ctrl3.kafkalab.test:9090")
     assert props["listener.security.protocol.map"] == "CONTROLPLANE:SSL"
     assert props["ssl.client.auth"] == "required"
     assert not any(key.startswith("sasl.") for key in props)
@@ -52,3 +61,14 @@ def test_root_owns_the_secrets_and_the_controller_reads_them_through_its_group(h
                  "/etc/kafka-controller/tls/keystore.pem", "/etc/kafka-controller/controller.properties"):
         f = host.file(path)
         assert (f.user, f.group, f.mode) == ("root", "kafka", 0o640), path
+
+
+def test_the_release_logs_to_its_own_files(host):
+    logs = "/var/log/kafka-controller"
+    config_file = f"/etc/kafka-controller/{RELEASE['logging']['file']}"
+    assert host.file(config_file).exists
+    unit = host.file("/etc/systemd/system/kafka-controller.service").content_string
+    assert RELEASE["logging"]["option"] + config_file in unit
+    assert "started (kafka.server.KafkaRaftServer)" in host.file(f"{logs}/server.log").content_string
+    assert host.file(f"{logs}/controller.log").size > 0
+    assert host.file(f"{logs}/kafka-authorizer.log").exists
