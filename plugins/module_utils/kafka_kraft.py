@@ -174,7 +174,8 @@ VOTER = ("Leader", "Follower")
 
 def parse_quorum_replication(text):
     """The rows of `kafka-metadata-quorum describe --replication` (header NodeId ... Status; 3.9 adds
-    DirectoryId): node_id, log_end_offset, lag, last_fetch_ms, last_caught_up_ms, status."""
+    DirectoryId): node_id, directory_id (None before 3.9; all A's for a static quorum's voters), log_end_offset, lag,
+    last_fetch_ms, last_caught_up_ms, status."""
     lines = [line.split() for line in text.splitlines() if line.strip()]
     header = next((i for i, cols in enumerate(lines) if cols[:1] == ["NodeId"]), None)
     if header is None:
@@ -183,7 +184,8 @@ def parse_quorum_replication(text):
     rows = []
     for cols in lines[header + 1:]:
         row = dict(zip(names, cols, strict=False))
-        rows.append({"node_id": int(row["NodeId"]), "log_end_offset": int(row["LogEndOffset"]), "lag": int(row["Lag"]),
+        rows.append({"node_id": int(row["NodeId"]), "directory_id": row.get("DirectoryId"),
+                     "log_end_offset": int(row["LogEndOffset"]), "lag": int(row["Lag"]),
                      "last_fetch_ms": int(row["LastFetchTimestamp"]),
                      "last_caught_up_ms": int(row["LastCaughtUpTimestamp"]), "status": row["Status"]})
     return rows
@@ -255,3 +257,53 @@ def controller_restart_order(rows, candidates):
     leadership moves once, when nothing else is left to restart."""
     leader = quorum_leader(rows)
     return sorted(candidates, key=lambda node_id: (node_id == leader, node_id))
+
+
+# The directory id a static quorum's voters show: Kafka's zero Uuid (they are known by their node id alone)
+STATIC_DIRECTORY_ID = "AAAAAAAAAAAAAAAAAAAAAA"
+REPLACE_STEPS = ("remove", "format", "start", "add", "wait")
+
+
+def replace_controller_plan(rows, failed_id, replacement, cluster_id, max_lag):
+    """What replace_controller.yml still has to do to swap the lost voter failed_id for a controller on a new disk
+    (its host's, or another host's) with the same node id, in a dynamic quorum (KIP-853), and why it must not.
+
+    rows: parse_quorum_replication of the quorum, as its leader reports it; replacement: the new disk's metadata
+    dir {"state": metadata_state, "cluster_id", "directory_id"} (None where meta.properties has none) and
+    {"running": whether its controller runs}; cluster_id: the quorum's.
+    Steps, in order, only those not done yet (a rerun resumes): remove (the lost voter, by its node id and
+    directory id, from the voters), format (the new disk, with the cluster id and no initial voters: a new
+    directory id), start (it fetches as an observer), add (the new disk made a voter), wait (until it is caught
+    up). Returns {"steps", "remove": {"node_id", "directory_id"} or None, "voters": [node ids], "refusals"}."""
+    voters = [r for r in rows if r["status"] in VOTER]
+    ids = sorted(r["node_id"] for r in voters)
+    refusals = []
+    if any(r["directory_id"] in (None, STATIC_DIRECTORY_ID) for r in voters):
+        refusals.append(refusal("kraft-replace-static", (
+            f"the quorum's voters {ids} are static (controller.quorum.voters, kraft.version 0): a voter is known by "
+            "its node id alone and cannot be removed or added; follow docs/runbooks/replace-controller.md for a "
+            "static quorum.")))
+    if not any(r["status"] == "Leader" for r in voters):
+        refusals.append(refusal("kraft-replace-majority", f"the quorum has no leader (voters {ids})."))
+    if replacement["cluster_id"] and replacement["cluster_id"] != cluster_id:
+        refusals.append(refusal("kraft-replace-other-cluster", (
+            f"the replacement's metadata dir holds cluster {replacement['cluster_id']}, not this quorum's "
+            f"{cluster_id}: it is another cluster's controller disk; empty it by hand if it is not needed.")))
+    new_dir = replacement["directory_id"]
+    lost = [r for r in voters if r["node_id"] == failed_id and r["directory_id"] != new_dir]
+    joined = any(r["node_id"] == failed_id and r["directory_id"] == new_dir for r in voters)
+    if lost:
+        remaining = [r for r in voters if r not in lost]
+        caught = sorted(r["node_id"] for r in remaining if _caught_up(r, max_lag))
+        needed = len(remaining) // 2 + 1
+        if len(caught) < needed:
+            behind = {r["node_id"]: r["lag"] for r in remaining if r["node_id"] not in caught}
+            refusals.append(refusal("kraft-replace-majority", (
+                f"without node {failed_id}, {len(caught)} voter(s) {caught} are caught up, fewer than the majority "
+                f"of {needed} of the {len(remaining)} voters left (lagging: {behind}): bring them back first.")))
+    if refusals:
+        return {"steps": [], "remove": None, "voters": ids, "refusals": refusals}
+    steps = (["remove"] if lost else []) + (["format"] if replacement["state"] == NOT_FORMATTED else []) + (
+        [] if replacement["running"] else ["start"]) + ([] if joined else ["add"]) + ["wait"]
+    remove = {"node_id": failed_id, "directory_id": lost[0]["directory_id"]} if lost else None
+    return {"steps": steps, "remove": remove, "voters": ids, "refusals": []}

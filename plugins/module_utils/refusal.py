@@ -56,6 +56,10 @@ RULES = {
     "kraft-other-cluster-metadata": "a deploy formats no controller beside metadata dirs of another or of several "
                                     "clusters",
     "kraft-quorum-change": "a deploy does not switch a quorum that ran between static and dynamic voters",
+    "kraft-replace-static": "replace_controller.yml refuses a static quorum (its voters cannot be removed or added)",
+    "kraft-replace-majority": "replace_controller.yml removes a voter only while the others are a caught-up majority",
+    "kraft-replace-other-cluster": "replace_controller.yml refuses a replacement disk that holds another cluster's "
+                                   "metadata",
     "kraft-node-ids": "every controller has a node id of its own that no broker has (one id space)",
     "mode-change-by-migration-only": "a host moves between ZooKeeper and KRaft mode only through the migration's "
                                      "steps, never by a deploy",

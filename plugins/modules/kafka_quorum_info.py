@@ -82,23 +82,25 @@ cluster_id:
   type: str
   sample: aBcD1234QwErTy5678ZxCv
 voters:
-  description: "Per controller: node_id, log_end_offset, lag, last_fetch_ms, last_caught_up_ms, status."
+  description:
+    - "Per controller: node_id, directory_id (of its metadata dir; all A's for a static quorum's voters),
+      log_end_offset, lag, last_fetch_ms, last_caught_up_ms, status."
   returned: always
   type: list
   elements: dict
   sample:
-    - {node_id: 3001, log_end_offset: 48213, lag: 0, last_fetch_ms: 1732456789012, last_caught_up_ms: 1732456789012,
-       status: Leader}
-    - {node_id: 3002, log_end_offset: 48213, lag: 0, last_fetch_ms: 1732456788950, last_caught_up_ms: 1732456788950,
-       status: Follower}
+    - {node_id: 3001, directory_id: i2ZnYpAAXUSxivwo7Vl4lA, log_end_offset: 48213, lag: 0, last_fetch_ms: 1732456789012,
+       last_caught_up_ms: 1732456789012, status: Leader}
+    - {node_id: 3002, directory_id: rpHb6vd0WTaaBKPickd5rw, log_end_offset: 48213, lag: 0, last_fetch_ms: 1732456788950,
+       last_caught_up_ms: 1732456788950, status: Follower}
 observers:
   description: Per broker, the same fields.
   returned: always
   type: list
   elements: dict
   sample:
-    - {node_id: 1, log_end_offset: 48210, lag: 3, last_fetch_ms: 1732456788990, last_caught_up_ms: 1732456788500,
-       status: Observer}
+    - {node_id: 1, directory_id: ZKb1D33aXdyc2DlxSwSARg, log_end_offset: 48210, lag: 3, last_fetch_ms: 1732456788990,
+       last_caught_up_ms: 1732456788500, status: Observer}
 behind:
   description: "Brokers below I(min_observer_offset): node id -> log end offset."
   returned: always

@@ -103,6 +103,14 @@ CASES = [
      "turns off a secure default: members replicate every znode to each other in clear"),
     ("PLAINTEXT removed while the brokers replicate over it", "kafka.yml", {"kafka_inter_broker_listener": "PLAINTEXT"},
      None, "kafka_inter_broker_listener=PLAINTEXT names no listener of this broker"),
+    # the Kafka release, checked once before any host of the run changes (configure_and_roll.yml)
+    ("a release without ZooKeeper mode, with a config it removed", "kafka.yml",
+     {"kafka_version": "4.4.0", "kafka_extra_properties": {"log.message.format.version": "3.0"}}, None,
+     "Refusing Kafka 4.4.0: [version-zookeeper-on-4] Kafka 4.4.0 has no ZooKeeper mode and this cluster's "
+     "kafka_metadata_mode is zookeeper: migrate it to KRaft on 3.9 first (playbooks/migrate_to_kraft.yml), then move "
+     "to 4.4.0. | [version-removed-config] Kafka 4.4.0 no longer has log.message.format.version"),
+    ("a known-bad release", "kafka.yml", {"kafka_version": "4.2.0"}, None,
+     "Refusing Kafka 4.2.0: [version-known-bad] Kafka 4.2.0 is a known-bad release: transactions break"),
     ("a certificate of the truststore's CA", "zookeeper.yml", {"zookeeper_tls_ca_source": "{another_ca}"}, None,
      "the certificate of zk1 was not issued by the CA of its truststore (commonName=Another CA"),
 ]

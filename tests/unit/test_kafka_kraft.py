@@ -103,8 +103,8 @@ def test_other_clusters_and_unread_dirs_are_refused():
 def test_parse_quorum_replication():
     rows = kk.parse_quorum_replication(REPLICATION)
     assert [r["node_id"] for r in rows] == [9001, 9002, 9003, 1]
-    assert rows[2] == {"node_id": 9003, "log_end_offset": 1900, "lag": 145, "last_fetch_ms": 1764000000020,
-                       "last_caught_up_ms": 1763999990000, "status": "Follower"}
+    assert rows[2] == {"node_id": 9003, "directory_id": "AAAAAAAAAAAAAAAAAAAAAA", "log_end_offset": 1900, "lag": 145,
+                       "last_fetch_ms": 1764000000020, "last_caught_up_ms": 1763999990000, "status": "Follower"}
     assert kk.quorum_leader(rows) == 9001
     with pytest.raises(ValueError, match="NodeId"):
         kk.parse_quorum_replication("Error while describing the quorum")
@@ -234,3 +234,53 @@ def test_a_dynamic_quorum_s_first_voters_have_directory_ids_a_rerun_gives_again(
     assert all(len(i) == 22 and "=" not in i for i in ids) and ids[0] != ids[1]  # Kafka's Uuid, base64 unpadded
     assert kk.initial_controllers("Qk2jcnbvSySg1y1eyb2r3A", endpoints, {"c1": 9001, "c2": 9002}) == initial
     assert kk.directory_id("another-cluster-id0000", 9001) != ids[0]
+
+
+def _quorum(dirs, lags, leader=9001, observers=()):
+    """Rows of a dynamic quorum: voters {node id: directory id} with lags {node id: lag}, observers (id, dir)."""
+    rows = [{"node_id": node, "directory_id": d, "log_end_offset": 100 - lags.get(node, 0), "lag": lags.get(node, 0),
+             "last_fetch_ms": 1, "last_caught_up_ms": 1, "status": "Leader" if node == leader else "Follower"}
+            for node, d in dirs.items()]
+    return rows + [{"node_id": node, "directory_id": d, "log_end_offset": 100, "lag": 0, "last_fetch_ms": 1,
+                    "last_caught_up_ms": 1, "status": "Observer"} for node, d in observers]
+
+
+VOTERS = {9001: "dir-9001-aaaaaaaaaaaaa", 9002: "dir-9002-aaaaaaaaaaaaa", 9003: "dir-9003-aaaaaaaaaaaaa"}
+EMPTY = {"state": kk.NOT_FORMATTED, "cluster_id": None, "directory_id": None, "running": False}
+
+
+def test_a_lost_voter_is_removed_then_the_new_disk_formatted_started_and_added():
+    plan = kk.replace_controller_plan(_quorum(VOTERS, {9003: 9000}), 9003, EMPTY, "X", 10)
+    assert plan == {"steps": ["remove", "format", "start", "add", "wait"],
+                    "remove": {"node_id": 9003, "directory_id": "dir-9003-aaaaaaaaaaaaa"}, "voters": [9001, 9002, 9003],
+                    "refusals": []}
+
+
+def test_a_rerun_resumes_where_the_replacement_stopped():
+    two = {9001: VOTERS[9001], 9002: VOTERS[9002]}
+    formatted = {"state": kk.FORMATTED, "cluster_id": "X", "directory_id": "new-9003-aaaaaaaaaaaaa", "running": False}
+    assert kk.replace_controller_plan(_quorum(two, {}), 9003, formatted, "X", 10)["steps"] == ["start", "add", "wait"]
+    observer = dict(formatted, state=kk.STARTED, running=True)
+    rows = _quorum(two, {}, observers=[(9003, "new-9003-aaaaaaaaaaaaa")])
+    assert kk.replace_controller_plan(rows, 9003, observer, "X", 10)["steps"] == ["add", "wait"]
+    rows = _quorum({**two, 9003: "new-9003-aaaaaaaaaaaaa"}, {9003: 50})
+    assert kk.replace_controller_plan(rows, 9003, observer, "X", 10) == {
+        "steps": ["wait"], "remove": None, "voters": [9001, 9002, 9003], "refusals": []}
+
+
+def test_a_static_quorum_another_clusters_disk_and_the_last_caught_up_majority_are_refused():
+    static = {node: kk.STATIC_DIRECTORY_ID for node in VOTERS}
+    plan = kk.replace_controller_plan(_quorum(static, {}), 9003, EMPTY, "X", 10)
+    assert [r["rule"] for r in plan["refusals"]] == ["kraft-replace-static"] and plan["steps"] == []
+    assert "docs/runbooks/replace-controller.md" in plan["refusals"][0]["message"]
+    other = dict(EMPTY, state=kk.FORMATTED, cluster_id="Y", directory_id="d")
+    plan = kk.replace_controller_plan(_quorum(VOTERS, {}), 9003, other, "X", 10)
+    assert [r["rule"] for r in plan["refusals"]] == ["kraft-replace-other-cluster"]
+    # 9002 lags: without 9003 only the leader is caught up, 1 of the 2 voters left
+    plan = kk.replace_controller_plan(_quorum(VOTERS, {9002: 500, 9003: 9000}), 9003, EMPTY, "X", 10)
+    assert plan["refusals"] == [{"rule": "kraft-replace-majority", "message": (
+        "without node 9003, 1 voter(s) [9001] are caught up, fewer than the majority of 2 of the 2 voters left "
+        "(lagging: {9002: 500}): bring them back first.")}]
+    no_leader = [dict(r, status="Follower") for r in _quorum(VOTERS, {})]
+    assert [r["rule"] for r in kk.replace_controller_plan(no_leader, 9003, EMPTY, "X", 10)["refusals"]] == [
+        "kraft-replace-majority"]
