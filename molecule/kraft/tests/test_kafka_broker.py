@@ -50,4 +50,6 @@ def test_the_release_logs_to_its_own_files(host):
     assert RELEASE["logging"]["option"] + config_file in host.file("/etc/systemd/system/kafka.service").content_string
     assert "started (kafka.server.KafkaRaftServer)" in host.file("/var/log/kafka/server.log").content_string
     assert host.file("/var/log/kafka/state-change.log").exists
-    assert host.file("/var/log/kafka/kafka-authorizer.log").size > 0  # the deploy's ACLs, SCRAM users: changes
+    # the deploy's ACL and SCRAM changes are authorized by the controllers the brokers forward them to
+    # (test_security.py reads both's audit lines)
+    assert host.file("/var/log/kafka/kafka-authorizer.log").exists
