@@ -7,5 +7,6 @@ class FilterModule:
     def filters(self):
         return {
             "kafka_version_facts": kafka_versions.facts,
+            "kafka_version_quorum": kafka_versions.new_quorum,
             "kafka_version_refusals": kafka_versions.version_refusals,
         }

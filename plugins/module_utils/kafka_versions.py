@@ -68,6 +68,12 @@ def facts(version):
     return VERSIONS[version]
 
 
+def new_quorum(version):
+    """The quorum kind a new KRaft cluster of this release gets; static for a release the kit does not run, which
+    version_refusals refuses before any host changes (the connection role's default must not fail before that)."""
+    return VERSIONS.get(version, {}).get("quorum", "static")
+
+
 def java_major(version_output):
     """The major release of a `java -version` output ('openjdk version "17.0.15" ...' -> 17, '"1.8.0_392"' -> 8),
     or None when it names none."""

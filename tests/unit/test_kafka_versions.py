@@ -79,3 +79,8 @@ def test_java_below_the_release_is_refused_where_it_runs_and_a_missing_java_is_n
     assert "kafka1 runs Java 11" in problems[0]["message"]
     assert kv.version_refusals("3.9.2", "zookeeper", [], {"kafka1": JAVA_8}) == []
     assert rules(kv.version_refusals("4.4.0", "kraft", [], {"kafka1": "garbage"})) == ["version-java-too-old"]
+
+
+def test_a_new_cluster_s_quorum_kind_is_the_release_s_and_static_for_one_the_kit_does_not_run():
+    # the connection role's default: it must not fail before the refusal names the release
+    assert [kv.new_quorum(v) for v in ("3.9.2", "4.4.0", "4.2.0", "9.9.9")] == ["static", "dynamic", "static", "static"]
