@@ -25,6 +25,12 @@ PKI = ROOT / "pki"          # the lab's kafka_pki_dir: its CA and certificates, 
 # The Kafka release the lab runs (the lab inventory's kafka_version reads the same variable)
 KAFKA_VERSION = os.environ.get("KAFKAOPS_LAB_KAFKA_VERSION") or "3.9.2"
 
+
+def kafka_libs(release=KAFKA_VERSION):
+    """libs/ of a release's distribution, where `make setup` unpacks it (dist/build_kafka_archive.sh; the lab
+    inventory's kafka_tools_home)."""
+    return REPO / ".cache" / "kafka" / f"kafka_2.13-{release}" / "libs"
+
 BRIDGE = "kafkalab0"
 # Every host's DNS name is <name>.<DOMAIN>, in /etc/hosts on each host and on this machine (lab/names.py);
 # inventories/lab/group_vars/all.yml advertises the brokers under it.

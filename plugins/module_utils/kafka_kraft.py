@@ -261,7 +261,6 @@ def controller_restart_order(rows, candidates):
 
 # The directory id a static quorum's voters show: Kafka's zero Uuid (they are known by their node id alone)
 STATIC_DIRECTORY_ID = "AAAAAAAAAAAAAAAAAAAAAA"
-REPLACE_STEPS = ("remove", "format", "start", "add", "wait")
 
 
 def replace_controller_plan(rows, failed_id, replacement, cluster_id, max_lag):

@@ -88,7 +88,7 @@ def java_major(version_output):
 
 
 def version_refusals(version, metadata_mode, properties, java_versions):
-    """Why this host cannot run Kafka `version`, one refusal per cause; [] when it can.
+    """Why the hosts of a run cannot run Kafka `version`, one refusal per cause; [] when they can.
 
     metadata_mode is the inventory's kafka_metadata_mode; properties the keys the inventory adds to the server's
     config (kafka_extra_properties / kafka_controller_extra_properties); java_versions {where: `java -version`

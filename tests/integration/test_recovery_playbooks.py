@@ -112,7 +112,7 @@ def _spare_again_and_kafka2_back(run_module, conn):
 def _tools_without_config_command(folder):
     """A Kafka tools home without Kafka's core jar: LogDirsCommand runs, ConfigCommand does not."""
     (folder / "libs").mkdir(parents=True)
-    for jar in (config.REPO / ".cache" / "kafka" / f"kafka_2.13-{config.KAFKA_VERSION}" / "libs").iterdir():
+    for jar in config.kafka_libs().iterdir():
         if not jar.name.startswith("kafka_2.13-"):
             (folder / "libs" / jar.name).symlink_to(jar)
     return folder

@@ -8,7 +8,8 @@ import subprocess
 
 import pytest
 
-from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_audit_log
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_audit_log, kafka_versions
+from lab import config
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 STANDARD = ("Principal = User:{p} is {r} operation = {o} from host = 10.0.0.1 on resource = Topic:LITERAL:t for "
@@ -19,23 +20,23 @@ ACL = ("Principal = User:{p} is {r} Operation = {o} from host = 10.0.0.1 on reso
 
 def _config(release, folder):
     """The release's audit filter in its logging syntax, on an appender that writes to stdout, and its Java runner."""
-    if release == "3.9.2":
+    if kafka_versions.facts(release)["logging"]["name"] == "log4j":
         (folder / "audit.properties").write_text("\n".join(kafka_audit_log.log4j_lines("audit")) + "\n")
         return folder / "audit.properties", "AuditFilter.java"
     appender = {"name": "audit", "PatternLayout": {"pattern": "%m%n"},
                 "RegexFilter": kafka_audit_log.log4j2_filter("DENY")}
-    config = {"Configuration": {"Appenders": {"Console": appender}, "Loggers": {
+    log4j2_config = {"Configuration": {"Appenders": {"Console": appender}, "Loggers": {
         "Root": {"level": "OFF"},
         "Logger": [{"name": "kafka.authorizer.logger", "level": "DEBUG", "AppenderRef": {"ref": "audit"}}]}}}
-    (folder / "audit.json").write_text(json.dumps(config))  # log4j2 reads JSON with the jackson jars Kafka ships
+    (folder / "audit.json").write_text(json.dumps(log4j2_config))  # log4j2 reads JSON with the jackson jars Kafka ships
     return folder / "audit.json", "AuditFilter2.java"
 
 
-@pytest.mark.parametrize("release", ["3.9.2", "4.4.0"])
+@pytest.mark.parametrize("release", kafka_versions.VERSIONS)
 def test_changes_and_denials_are_kept_reads_and_writes_dropped(tmp_path, release):
-    libs = REPO / ".cache" / "kafka" / f"kafka_2.13-{release}" / "libs"
+    libs = config.kafka_libs(release)
     assert libs.is_dir(), f"{libs} missing: run make setup"
-    config, runner = _config(release, tmp_path)
+    config_file, runner = _config(release, tmp_path)
     kept, dropped = [], []
     for template, spelled in ((STANDARD, str), (ACL, lambda op: op.title().replace("_", ""))):
         kept += [template.format(p="kafkaops-admin", r="Allowed", o=spelled(op))
@@ -43,6 +44,6 @@ def test_changes_and_denials_are_kept_reads_and_writes_dropped(tmp_path, release
         kept += [template.format(p="app", r="Denied", o=spelled(op)) for op in ("READ", "WRITE", "DESCRIBE")]
         dropped += [template.format(p="kafka-cluster", r="Allowed", o=spelled(op))
                     for op in ("READ", "WRITE", "DESCRIBE", "DESCRIBE_CONFIGS", "CLUSTER_ACTION")]
-    out = subprocess.run(["java", "-cp", f"{libs}/*", str(REPO / "tests/unit/java" / runner), str(config),
+    out = subprocess.run(["java", "-cp", f"{libs}/*", str(REPO / "tests/unit/java" / runner), str(config_file),
                           *kept, *dropped], capture_output=True, text=True, check=True, timeout=60).stdout
     assert out.splitlines() == kept

@@ -7,9 +7,10 @@ import subprocess
 import pytest
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_principals as p
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_versions
+from lab import config
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-RELEASES = ("3.9.2", "4.4.0")  # the kit's; `make setup` unpacks each to .cache/kafka/kafka_2.13-<release>
 
 
 def rfc2253(ordered):
@@ -19,7 +20,7 @@ def rfc2253(ordered):
 
 def kafka_maps(rules, subjects, release="3.9.2"):
     """The principal names the release's SslPrincipalMapper gives the subjects under the rules."""
-    libs = REPO / ".cache" / "kafka" / f"kafka_2.13-{release}" / "libs"
+    libs = config.kafka_libs(release)
     assert libs.is_dir(), f"{libs} missing: run make setup"
     out = subprocess.run(["java", "-cp", f"{libs}/*", str(REPO / "tests/unit/java/MapPrincipals.java"), rules,
                           *subjects], capture_output=True, text=True, check=True, timeout=60).stdout
@@ -32,7 +33,7 @@ def test_subjects_read_as_kafka_reads_them():
     assert rfc2253(p.admin_subject(3, "prod")) == "CN=kafkaops-admin,OU=kafkaops-admin-g3,O=prod"
 
 
-@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("release", kafka_versions.VERSIONS)
 def test_only_this_clusters_members_and_accepted_admin_generations_get_a_principal(release):
     rules = p.mapping_rules("prod.eu-1", "kafka-cluster", "kafkaops-admin", [2, 3])
     cases = {

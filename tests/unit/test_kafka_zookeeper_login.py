@@ -10,9 +10,10 @@ import pytest
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_connection
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_credential_rotation as rot
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_zookeeper_login as zl
+from lab import config
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-KAFKA_LIBS = REPO / ".cache" / "kafka" / "kafka_2.13-3.9.2" / "libs"  # `make setup` unpacks each release there
+KAFKA_LIBS = config.kafka_libs("3.9.2")  # a release with ZooKeeper
 
 
 def test_every_generation_is_the_same_user_to_zookeepers_acls():
