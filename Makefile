@@ -7,9 +7,9 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
 .PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
-	test test-long test-kraft test-kraft-3.9 test-migration lint unit molecule \
+	test test-long test-kraft test-kraft-3.9 test-migration test-convert-quorum lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration bench-sandbox \
-	bench-rotation
+	bench-rotation bench-replace-controller
 
 setup: host-packages venv collection-link kafka-archive spark-jars
 
@@ -88,9 +88,10 @@ security-drills: setup
 	python tests/drills/convert_previous_layout.py --kraft
 
 # Lab tests too long for make test (tests/integration/long_*.py, which pytest collects only when named), on a
-# freshly deployed lab: a certificate's renewal through site.yml and the CA rotation under load,
-# rotate_credentials.yml for every kind of credential under a canary, then the validator on the lab's Spark cluster
-# (about 30 minutes: the tests took 1641 s on 1db4e9f).
+# freshly deployed lab: a certificate's renewal through site.yml, every role preflight refusal, the CA rotation under
+# load, rotate_credentials.yml for every kind of credential under a canary, site.yml's config changes rolled (and
+# finished by a rerun), the validator end to end and on the lab's Spark cluster (about an hour: the tests took 1641 s
+# on 1db4e9f, and the three files moved here on 2026-11-27 took 1974 s in make test that day).
 test-long: setup
 	python -m lab down
 	python -m lab up
@@ -108,6 +109,14 @@ test-kraft test-kraft-3.9: setup
 	mkdir -p .cache/test-results
 	molecule test -s kraft 2>&1 | tee .cache/test-results/molecule-kraft-$$KAFKAOPS_LAB_KAFKA_VERSION.log
 	python scripts/check_no_secrets.py .cache/test-results/molecule-kraft-$$KAFKAOPS_LAB_KAFKA_VERSION.log
+
+# convert_quorum_to_dynamic.yml on a fresh KRaft lab of Kafka 4.4.0 deployed with a static quorum, under a canary:
+# --check and the unconfirmed run change nothing, the conversion loses nothing, site.yml afterwards changes nothing,
+# replace_controller.yml works on the converted quorum (tests/drills/convert_quorum.py; about 20 minutes).
+test-convert-quorum: export KAFKAOPS_LAB_KAFKA_VERSION := 4.4.0
+test-convert-quorum: export KAFKAOPS_LAB_METADATA_MODE := kraft
+test-convert-quorum: setup
+	python tests/drills/convert_quorum.py
 
 # The migration to KRaft's refusals and rollbacks: the precheck's refusals on a freshly deployed ZooKeeper lab
 # (tests/integration/migration_refusals.py, each changing nothing) and a broker that dies mid roll
@@ -179,6 +188,14 @@ bench-rebuild: setup
 
 bench-validator: setup
 	python bench/validator.py
+
+# replace_controller.yml under a canary on a fresh KRaft lab of Kafka 4.4.0 (a dynamic quorum): a wiped metadata dir,
+# a host that lost power (replaced by kafka4), the lab put back; wall times, the canary's unavailable seconds, the
+# Spark validator's verdict (bench/replace_controller.py; takes the lab down and up, about 15 minutes)
+bench-replace-controller: export KAFKAOPS_LAB_KAFKA_VERSION := 4.4.0
+bench-replace-controller: export KAFKAOPS_LAB_METADATA_MODE := kraft
+bench-replace-controller: setup
+	python bench/replace_controller.py
 
 # PLAINTEXT vs SASL_SSL for the canary (a PLAINTEXT listener added and removed by gated rolls), then the roll's
 # ratio on the secured cluster.

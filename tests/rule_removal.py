@@ -33,6 +33,7 @@ from lab import ansible, cluster_settings, config  # noqa: E402
 from lab.cli import up  # noqa: E402
 from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.machines import run_on  # noqa: E402
+from plugins.module_utils import kafka_versions  # noqa: E402
 from plugins.module_utils.refusal import RULES as REGISTRY  # noqa: E402
 
 OUT = REPO / ".cache" / "rule-removal"
@@ -52,6 +53,7 @@ class Rule:
     tests: list              # pytest node ids that must fail without it
     heal: str = ""           # what a run without the rule leaves behind and is undone after it (HEALS)
     lab: str = "zookeeper"   # the lab's kafka_metadata_mode its tests need
+    quorum: str = ""         # KRaft: the quorum kind its tests need (the lab release's: static on 3.9, dynamic on 4.x)
 
     @property
     def rule(self):
@@ -125,12 +127,12 @@ RULES = [
          '    return followers + ([state["leader"]] if state["leader"] else [])\n',
          '    return sorted(state["nodes"])\n',
          [T + "test_rolling_restart_zookeeper.py::test_roll_restarts_every_member_once_the_leader_last",
-          T + "test_site_config_change.py::"
+          T + "long_site_config_change.py::"
               "test_a_config_change_rolls_members_leader_last_then_brokers_through_the_gates"]),
     Rule("rerun-finishes-roll",
          "plugins/module_utils/service_restart.py",
          "    return marked_at is not None and float(marked_at) > started\n", "    return False\n",
-         [T + "test_site_config_change.py::test_rolls_killed_or_failed_midway_are_finished_by_the_rerun"]),
+         [T + "long_site_config_change.py::test_rolls_killed_or_failed_midway_are_finished_by_the_rerun"]),
     Rule("wait-fails-fast",
          "plugins/action/kafka_wait.py",
          '            if not result.get("retryable"):\n', "            if False:\n",
@@ -178,13 +180,13 @@ RULES = [
     Rule("scram-user-is-super-user",
          "plugins/module_utils/kafka_principals.py", "        for name in sorted(set(scram_users) & supers)]",
          "        for name in []]",
-         [T + "test_role_preflight.py::test_a_wrong_setting_is_refused_before_anything_changes"
+         [T + "long_role_preflight.py::test_a_wrong_setting_is_refused_before_anything_changes"
           "[no SCRAM user bears a super user's name]"]),
     Rule("password-too-weak",
          "plugins/module_utils/kafka_principals.py",
          "        if password in PUBLISHED or password.startswith(PUBLISHED_PREFIX):\n",
          "        if False:\n",
-         [T + "test_role_preflight.py::test_a_wrong_setting_is_refused_before_anything_changes"
+         [T + "long_role_preflight.py::test_a_wrong_setting_is_refused_before_anything_changes"
           "[no published password]"]),
     Rule("kraft-lost-voter",
          "plugins/module_utils/kafka_kraft.py", "    if started and empty:\n", "    if False:\n",
@@ -197,6 +199,11 @@ RULES = [
          "roles/roll/tasks/controller.yml", "  when: _gone | length > 0\n", "  when: false\n",
          [T + "kraft_rolling_restart.py::test_a_controller_host_that_dies_mid_roll_stops_the_run_naming_it"],
          lab="kraft"),
+    Rule("kraft-replace-static",
+         "plugins/module_utils/kafka_kraft.py",
+         '    if any(r["directory_id"] in (None, STATIC_DIRECTORY_ID) for r in voters):\n', "    if False:\n",
+         [T + "kraft_replace_controller.py::test_replace_controller_refuses_a_static_quorum_and_changes_nothing"],
+         lab="kraft", quorum="static"),
     Rule("migration-under-replicated",
          "plugins/module_utils/kafka_migration.py", "        if facts[name]:\n", "        if False:\n",
          [T + "migration_refusals.py::test_under_replicated_partitions_are_refused"], heal="migration"),
@@ -316,7 +323,7 @@ def row(rule, result, log):
                     f"{result['at']}, {result['seconds']} s | `{why}` |")
 
 
-def report(lab):
+def report(lab, quorum):
     """The table of every rule's last saved result (rules never checked say so), in report.md and in
     docs/safety-rules.md between its markers; whether every rule of the lab's mode was caught."""
     lines = ["| rule | removed from | lab tests without it | result | run (commit, time, s) | pytest's first error |",
@@ -329,11 +336,11 @@ def report(lab):
         saved, log = OUT / f"{rule.key}.json", OUT / f"{rule.key}.log"
         if not saved.exists():  # not run from this checkout: the row the doc has (another run's), if any
             lines.append(published.get(f"| {rule.rule}", f"| {rule.rule} | `{rule.path}` | - | not checked "
-                                                         f"({rule.lab} lab) | - | - |"))
-            all_caught = all_caught and (rule.lab != lab or f"| {rule.rule}" in published)
+                                                         f"({rule.lab} {rule.quorum} lab) | - | - |"))
+            all_caught = all_caught and (not _runs_on(rule, lab, quorum) or f"| {rule.rule}" in published)
             continue
         caught, line = row(rule, json.loads(saved.read_text()), log.read_text())
-        all_caught = all_caught and (caught or rule.lab != lab)
+        all_caught = all_caught and (caught or not _runs_on(rule, lab, quorum))
         lines.append(line)
     table = "\n".join(lines) + "\n"
     (OUT / "report.md").write_text(table)
@@ -341,18 +348,25 @@ def report(lab):
     return all_caught
 
 
+def _runs_on(rule, lab, quorum):
+    """Whether the rule's tests run on this lab: its metadata mode, and a KRaft rule's quorum kind if it names one."""
+    return rule.lab == lab and rule.quorum in ("", quorum)
+
+
 def main(keys):
     OUT.mkdir(parents=True, exist_ok=True)
     unknown = set(keys) - {r.key for r in RULES}
     assert not unknown, f"no such rule: {sorted(unknown)}; the keys: {[r.key for r in RULES]}"
     lab = os.environ.get("KAFKAOPS_LAB_METADATA_MODE") or "zookeeper"  # as inventories/lab reads it
-    other = [r.key for r in RULES if r.key in keys and r.lab != lab]
-    assert not other, f"{other}: their tests need a lab in another mode than {lab} (KAFKAOPS_LAB_METADATA_MODE)"
-    for rule in (r for r in RULES if (r.key in keys or not keys) and r.lab == lab):
+    quorum = kafka_versions.facts(config.KAFKA_VERSION)["quorum"]  # a KRaft lab's, by its release
+    other = [r.key for r in RULES if r.key in keys and not _runs_on(r, lab, quorum)]
+    assert not other, (f"{other}: their tests need a lab in another mode than {lab} (KAFKAOPS_LAB_METADATA_MODE) or "
+                       f"another quorum than {quorum} (KAFKAOPS_LAB_KAFKA_VERSION)")
+    for rule in (r for r in RULES if (r.key in keys or not keys) and _runs_on(r, lab, quorum)):
         print(f"== {rule.key}: removing it from {rule.path}", flush=True)
         result = check(rule)
         print(row(rule, result, (OUT / f"{rule.key}.log").read_text())[1], flush=True)
-    all_caught = report(lab)
+    all_caught = report(lab, quorum)
     print(f"wrote {OUT / 'report.md'}: " + ("every rule's tests fail without it" if all_caught
                                             else "a rule was not checked, or a test passes without its rule"))
     return 0 if all_caught else 1

@@ -68,3 +68,13 @@ attributes:
         login) fails at once.
     support: full
 """
+
+    # The modules that run Kafka's own tools (MetadataQuorumCommand, FeatureCommand) through the brokers (each says
+    # in its own options that zookeeper_connect is not used: a fragment cannot override the fragment above).
+    TOOLS = r"""
+options:
+  kafka_tools_home:
+    description: A Kafka distribution (with C(libs/)) on the machine running the module.
+    type: path
+    required: true
+"""

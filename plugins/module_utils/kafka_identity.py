@@ -70,13 +70,13 @@ def classify(entry, broker_id, cluster_id=None):
 
 
 def report(entries, broker_id, cluster_id=None):
-    """Per log dir: path, status, and the broker.id / cluster.id / error found."""
+    """Per log dir: path, status, and the broker.id / cluster.id / directory.id / error found."""
     out = []
     for entry in entries:
         meta = entry["meta"] or {}
         out.append({"path": entry["path"], "status": classify(entry, broker_id, cluster_id),
                     "broker_id": meta.get("broker.id", meta.get("node.id")), "cluster_id": meta.get("cluster.id"),
-                    "error": entry["error"]})
+                    "directory_id": meta.get("directory.id"), "error": entry["error"]})
     return out
 
 

@@ -121,7 +121,7 @@ def metadata_state(has_meta, has_log):
     return FORMATTED if has_meta else NOT_FORMATTED
 
 
-def format_plan(controllers, configured_cluster_id="", quorum=None):
+def format_plan(controllers, configured_cluster_id="", quorum=None, joining=None, converted=False):
     """Which controllers to format, with which cluster id.
 
     controllers: {inventory host: {"state": metadata_state(...), "cluster_id": id in meta.properties or None,
@@ -130,9 +130,15 @@ def format_plan(controllers, configured_cluster_id="", quorum=None):
     configured_cluster_id: the inventory's kafka_cluster_id ("" when not set).
     quorum: the quorum the inventory asks for (kafka_controller_quorum: static or dynamic); a quorum that ran keeps
     the one its voters run (a static one becomes dynamic only through Kafka's irreversible kraft.version upgrade).
+    joining: the host that takes a lost voter's place in a running dynamic quorum (replace_controller.yml, whose plan
+    checked the quorum): only its dir matters, formatted to join (no initial voters) with the quorum's id.
+    converted: the quorum's kraft.version is 1 (convert_quorum_to_dynamic.yml read it): its static configs may become
+    dynamic ones.
     Returns {"cluster_id": the quorum's id (None: a new quorum, make one), "format": [hosts to format],
     "refusals": [refusal(...)]}; nothing is formatted when there is a refusal.
     """
+    if joining:
+        return _join_format_plan(joining, controllers.get(joining), configured_cluster_id, quorum)
     unread = sorted(host for host, c in controllers.items() if c is None)
     controllers = {host: c for host, c in controllers.items() if c is not None}
     # whether a voter may be formatted depends on all the others: unread ones matter only then
@@ -157,16 +163,32 @@ def format_plan(controllers, configured_cluster_id="", quorum=None):
             f"{', '.join(started)} already ran the quorum: a deploy does not format a voter that lost its disk "
             "(docs/runbooks/replace-controller.md says how).")))
     other = sorted(host for host in started if controllers[host].get("quorum") not in (None, quorum))
-    if quorum and other:
+    if quorum and other and not (converted and quorum == "dynamic"):  # the conversion's roll: dynamic already
         running = controllers[other[0]]["quorum"]
-        why = ("a static quorum becomes dynamic only through Kafka's kraft.version upgrade, which cannot be undone"
-               if running == "static" else "a dynamic quorum cannot become static again")
+        why = ("a static quorum becomes dynamic only through Kafka's kraft.version upgrade, which cannot be undone: "
+               "convert_quorum_to_dynamic.yml" if running == "static"
+               else "a dynamic quorum cannot become static again")
         refusals.append(refusal("kraft-quorum-change", (
             f"the quorum that ran on {', '.join(other)} is {running} and kafka_controller_quorum is {quorum}: set "
             f"kafka_controller_quorum: {running} for this cluster ({why}).")))
     if refusals:
         return {"cluster_id": None, "format": [], "refusals": refusals}
     return {"cluster_id": ids[0] if ids else (configured_cluster_id or None), "format": empty, "refusals": []}
+
+
+def _join_format_plan(host, metadata, cluster_id, quorum):
+    refusals = []
+    if quorum != "dynamic" or not cluster_id:
+        refusals.append(refusal("kraft-replace-static", (
+            f"{host} can join only a running dynamic quorum with a known cluster id (kafka_controller_quorum is "
+            f"{quorum}, kafka_cluster_id '{cluster_id}'): replace_controller.yml sets both.")))
+    elif metadata and metadata["state"] != NOT_FORMATTED and metadata["cluster_id"] != cluster_id:
+        refusals.append(refusal("kraft-replace-other-cluster", (
+            f"the metadata dir of {host} holds cluster {metadata['cluster_id']}, not the quorum's {cluster_id}.")))
+    if refusals:
+        return {"cluster_id": None, "format": [], "refusals": refusals}
+    empty = metadata is None or metadata["state"] == NOT_FORMATTED
+    return {"cluster_id": cluster_id, "format": [host] if empty else [], "refusals": []}
 
 
 VOTER = ("Leader", "Follower")
@@ -263,14 +285,16 @@ def controller_restart_order(rows, candidates):
 STATIC_DIRECTORY_ID = "AAAAAAAAAAAAAAAAAAAAAA"
 
 
-def replace_controller_plan(rows, failed_id, replacement, cluster_id, max_lag):
+def replace_controller_plan(rows, failed_id, replacement, cluster_id, max_lag, failed_running=False, fence=False):
     """What replace_controller.yml still has to do to swap the lost voter failed_id for a controller on a new disk
     (its host's, or another host's) with the same node id, in a dynamic quorum (KIP-853), and why it must not.
 
     rows: parse_quorum_replication of the quorum, as its leader reports it; replacement: the new disk's metadata
-    dir {"state": metadata_state, "cluster_id", "directory_id"} (None where meta.properties has none) and
-    {"running": whether its controller runs}; cluster_id: the quorum's.
-    Steps, in order, only those not done yet (a rerun resumes): remove (the lost voter, by its node id and
+    dir {"state": metadata_state, "cluster_id", "directory_id"} (None where meta.properties has none), "identity":
+    kafka_identity.refusals of it (another node's, malformed, unreadable), and {"running": whether its controller
+    runs}; cluster_id: the quorum's; failed_running: the failed voter's host, when
+    it is not the replacement, answers and still runs its controller; fence: stop and disable that one first.
+    Steps, in order, only those not done yet (a rerun resumes): fence, remove (the lost voter, by its node id and
     directory id, from the voters), format (the new disk, with the cluster id and no initial voters: a new
     directory id), start (it fetches as an observer), add (the new disk made a voter), wait (until it is caught
     up). Returns {"steps", "remove": {"node_id", "directory_id"} or None, "voters": [node ids], "refusals"}."""
@@ -288,6 +312,8 @@ def replace_controller_plan(rows, failed_id, replacement, cluster_id, max_lag):
         refusals.append(refusal("kraft-replace-other-cluster", (
             f"the replacement's metadata dir holds cluster {replacement['cluster_id']}, not this quorum's "
             f"{cluster_id}: it is another cluster's controller disk; empty it by hand if it is not needed.")))
+    refusals += [refusal("kraft-replace-other-cluster", f"the replacement's metadata dir: {problem}.")
+                 for problem in replacement.get("identity", [])]
     new_dir = replacement["directory_id"]
     lost = [r for r in voters if r["node_id"] == failed_id and r["directory_id"] != new_dir]
     joined = any(r["node_id"] == failed_id and r["directory_id"] == new_dir for r in voters)
@@ -300,9 +326,75 @@ def replace_controller_plan(rows, failed_id, replacement, cluster_id, max_lag):
             refusals.append(refusal("kraft-replace-majority", (
                 f"without node {failed_id}, {len(caught)} voter(s) {caught} are caught up, fewer than the majority "
                 f"of {needed} of the {len(remaining)} voters left (lagging: {behind}): bring them back first.")))
+    if failed_running and not fence:
+        refusals.append(refusal("kraft-replace-failed-running", (
+            f"the failed host of node {failed_id} still runs its controller: with the replacement, two controllers "
+            "would run as that node. Stop and disable it there (systemctl disable --now kafka-controller), or rerun "
+            "with -e fence_failed_host=true to have it done.")))
     if refusals:
         return {"steps": [], "remove": None, "voters": ids, "refusals": refusals}
-    steps = (["remove"] if lost else []) + (["format"] if replacement["state"] == NOT_FORMATTED else []) + (
-        [] if replacement["running"] else ["start"]) + ([] if joined else ["add"]) + ["wait"]
+    empty = replacement["state"] == NOT_FORMATTED
+    # a controller that runs on an empty dir (its disk swapped under it) is stopped by the format step
+    steps = (["fence"] if failed_running else []) + (["remove"] if lost else []) + (["format"] if empty else []) + (
+        [] if replacement["running"] and not empty else ["start"]) + ([] if joined else ["add"]) + ["wait"]
     remove = {"node_id": failed_id, "directory_id": lost[0]["directory_id"]} if lost else None
     return {"steps": steps, "remove": remove, "voters": ids, "refusals": []}
+
+
+def replace_controller_lines(plan, node_id, failed_host, replacement_host):
+    """The plan of replace_controller_plan in words, one line a step, for the playbook to show."""
+    remove = plan["remove"] or {}
+    text = {
+        "fence": f"fence: stop and disable kafka-controller on {failed_host}",
+        "remove": (f"remove: voter {node_id} (directory {remove.get('directory_id')}) leaves the quorum "
+                   f"(kafka-metadata-quorum remove-controller, from a surviving controller)"),
+        "format": f"format: the metadata dir of {replacement_host} with the quorum's cluster id, joining (a new "
+                  "directory id, no initial voters; a controller running there on the empty dir is stopped first)",
+        "start": f"start: kafka-controller on {replacement_host} (it fetches the metadata log as an observer)",
+        "add": f"add: {replacement_host} becomes voter {node_id} (kafka-metadata-quorum add-controller, run there)",
+        "wait": f"wait: until voter {node_id} on {replacement_host} is caught up with the leader",
+    }
+    return [f"voters now: {plan['voters']}"] + [text[step] for step in plan["steps"]]
+
+
+def convert_quorum_plan(rows, kraft_version, converts, confirmed, static_hosts, max_lag):
+    """What convert_quorum_to_dynamic.yml still has to do to make a static quorum dynamic, and why it must not.
+
+    rows: parse_quorum_replication of the quorum; kraft_version: its finalized kraft.version (0 static, 1 dynamic);
+    converts: whether the release the cluster runs can upgrade it (kafka_versions' converts_quorum); confirmed:
+    -e confirm_irreversible=true; static_hosts: the controllers and brokers whose config still lists
+    controller.quorum.voters. Steps, only those not done yet (a rerun resumes): feature (kafka-features upgrade
+    --feature kraft.version=1, which Kafka cannot undo: every voter must be caught up, the leader records their
+    directory ids), roll (the controllers, then the brokers, to controller.quorum.bootstrap.servers).
+    Returns {"steps", "voters": [node ids], "refusals"}."""
+    voters = [r for r in rows if r["status"] in VOTER]
+    ids = sorted(r["node_id"] for r in voters)
+    refusals = []
+    feature = kraft_version < 1
+    if feature and not converts:
+        refusals.append(refusal("convert-release", (
+            "the release the cluster runs cannot make a static quorum dynamic (Kafka 4.1 and later can): upgrade the "
+            "cluster first.")))
+    behind = {r["node_id"]: r["lag"] for r in voters if not _caught_up(r, max_lag)}
+    if feature and (behind or not any(r["status"] == "Leader" for r in voters)):
+        refusals.append(refusal("convert-voters-caught-up", (
+            f"the kraft.version upgrade needs every voter caught up with a leader (voters {ids}, lagging: {behind}): "
+            "bring them back first.")))
+    if feature and not confirmed:
+        refusals.append(refusal("convert-needs-confirm", (
+            "kraft.version 1 cannot be undone (the quorum stays dynamic, its voters known by their directory ids): "
+            "rerun with -e confirm_irreversible=true to go on.")))
+    if refusals:
+        return {"steps": [], "voters": ids, "refusals": refusals}
+    return {"steps": (["feature"] if feature else []) + (["roll"] if static_hosts or feature else []),
+            "voters": ids, "refusals": []}
+
+
+def convert_quorum_lines(plan, kraft_version, static_hosts):
+    """The conversion's plan in words, one line a step."""
+    text = {
+        "feature": f"feature: kraft.version {kraft_version} -> 1 (kafka-features upgrade): CANNOT BE UNDONE",
+        "roll": "roll: controller.quorum.voters -> controller.quorum.bootstrap.servers on the controllers, then the "
+                f"brokers, through the gates (still listing the voters: {', '.join(static_hosts) or 'none yet'})",
+    }
+    return [f"voters now: {plan['voters']}, kraft.version {kraft_version}"] + [text[s] for s in plan["steps"]]

@@ -7,6 +7,8 @@ on the machine that runs the module (the controller): `java -cp <kafka_tools_hom
   AdminClient can only reach running brokers; Kafka accepts this path only for a broker that is down).
 - MetadataQuorumCommand (kafka-metadata-quorum.sh): a KRaft cluster's quorum, through the brokers (the Python
   client has no DescribeQuorum).
+- FeatureCommand (kafka-features.sh): the cluster's finalized feature levels, and their upgrade (the Python client
+  has no DescribeFeatures / UpdateFeatures).
 """
 
 import contextlib
@@ -20,6 +22,7 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_conn
 LOG_DIRS_COMMAND = "org.apache.kafka.tools.LogDirsCommand"
 CONFIG_COMMAND = "kafka.admin.ConfigCommand"
 METADATA_QUORUM_COMMAND = "org.apache.kafka.tools.MetadataQuorumCommand"
+FEATURE_COMMAND = "org.apache.kafka.tools.FeatureCommand"
 
 
 def tools_problem(kafka_tools_home):
@@ -102,6 +105,35 @@ def read_quorum(kafka_tools_home, client_conf, timeout):
         replication = run_tool(kafka_tools_home, METADATA_QUORUM_COMMAND, args + ["--replication"], timeout)
     return {"status": kafka_kraft.parse_quorum_status(status),
             "replication": kafka_kraft.parse_quorum_replication(replication)}
+
+
+def parse_features(text):
+    """{feature: finalized level} from `kafka-features describe` (lines of tab-separated "Key: value" fields; a level is
+    an int, metadata.version's a release name like 3.9-IV0; a feature not finalized: 0)."""
+    features = {}
+    for line in text.splitlines():
+        fields = dict(field.split(": ", 1) for field in line.strip().split("\t") if ": " in field)
+        if "Feature" in fields:
+            level = fields.get("FinalizedVersionLevel", "0").strip()
+            features[fields["Feature"].strip()] = int(level) if level.lstrip("-").isdigit() else level
+    if not features:
+        raise ValueError(f"no Feature line in the features output: {text.strip()[:200]!r}")
+    return features
+
+
+def read_features(kafka_tools_home, client_conf, timeout):
+    """The cluster's finalized feature levels (parse_features), asked through the brokers."""
+    with command_config(client_conf) as config:
+        args = ["--bootstrap-server", client_conf["bootstrap.servers"], "--command-config", config.name, "describe"]
+        return parse_features(run_tool(kafka_tools_home, FEATURE_COMMAND, args, timeout))
+
+
+def upgrade_feature(kafka_tools_home, client_conf, feature, level, timeout):
+    """Raise a feature's finalized level (kafka-features upgrade --feature NAME=LEVEL) through the brokers."""
+    with command_config(client_conf) as config:
+        args = ["--bootstrap-server", client_conf["bootstrap.servers"], "--command-config", config.name, "upgrade",
+                "--feature", f"{feature}={level}"]
+        return run_tool(kafka_tools_home, FEATURE_COMMAND, args, timeout)
 
 
 def _private_file(prefix, suffix, text):

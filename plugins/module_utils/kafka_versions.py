@@ -10,6 +10,7 @@ code. The roles, the archive builder (dist/build_kafka_archive.sh) and the lab r
   org.apache.kafka.tools in 4.x, runs only against ZooKeeper: 3.x);
 - quorum: how a new KRaft cluster's controllers are formatted: "static" (controller.quorum.voters) or "dynamic"
   (KIP-853: --initial-controllers, controller.quorum.bootstrap.servers);
+- converts_quorum: whether a static quorum can be made dynamic on it (the kraft.version 1 upgrade: 4.1 and later);
 - removed: the server configs earlier releases had and this one refuses to start with.
 KNOWN_BAD are releases the kit refuses by name, with the reason. Sources: Kafka's upgrade notes and compatibility
 matrix; the removed keys were read from the releases' own KafkaConfig (dist/ServerConfigNames.java).
@@ -49,9 +50,9 @@ REMOVED_IN_4 = (
 
 VERSIONS = {
     "3.9.2": {"zookeeper": True, "java": 8, "logging": _LOG4J, "tools": _TOOLS_3, "quorum": "static",
-              "removed": ()},
+              "converts_quorum": False, "removed": ()},
     "4.4.0": {"zookeeper": False, "java": 17, "logging": _LOG4J2, "tools": _TOOLS_4, "quorum": "dynamic",
-              "removed": REMOVED_IN_4},
+              "converts_quorum": True, "removed": REMOVED_IN_4},
 }
 
 KNOWN_BAD = {

@@ -59,7 +59,14 @@ RULES = {
     "kraft-replace-static": "replace_controller.yml refuses a static quorum (its voters cannot be removed or added)",
     "kraft-replace-majority": "replace_controller.yml removes a voter only while the others are a caught-up majority",
     "kraft-replace-other-cluster": "replace_controller.yml refuses a replacement disk that holds another cluster's "
-                                   "metadata",
+                                   "or another node's metadata, or cannot be read",
+    "convert-release": "convert_quorum_to_dynamic.yml refuses a release that cannot make a static quorum dynamic",
+    "convert-voters-caught-up": "convert_quorum_to_dynamic.yml upgrades kraft.version only while every voter is caught "
+                                "up",
+    "convert-needs-confirm": "convert_quorum_to_dynamic.yml takes the irreversible kraft.version step only with "
+                             "-e confirm_irreversible=true",
+    "kraft-replace-failed-running": "replace_controller.yml removes a voter whose old host still runs its controller "
+                                    "only when told to fence it",
     "kraft-node-ids": "every controller has a node id of its own that no broker has (one id space)",
     "mode-change-by-migration-only": "a host moves between ZooKeeper and KRaft mode only through the migration's "
                                      "steps, never by a deploy",

@@ -62,13 +62,15 @@ EXAMPLES = r"""
 
 RETURN = r"""
 dirs:
-  description: Per log dir - path, status, broker_id and cluster_id found, and error (for unreadable).
+  description: Per log dir - path, status, broker_id, cluster_id and directory_id (KRaft) found, and error (for
+    unreadable).
   returned: always
   type: list
   elements: dict
   sample:
-    - {path: /data/disk1/kafka, status: ours, broker_id: "2", cluster_id: aBcD1234QwErTy5678ZxCv, error: null}
-    - {path: /data/disk2/kafka, status: absent, broker_id: null, cluster_id: null, error: null}
+    - {path: /data/disk1/kafka, status: ours, broker_id: "2", cluster_id: aBcD1234QwErTy5678ZxCv,
+       directory_id: i2ZnYpAAXUSxivwo7Vl4lA, error: null}
+    - {path: /data/disk2/kafka, status: absent, broker_id: null, cluster_id: null, directory_id: null, error: null}
 refusals:
   description: Reasons not to use these dirs for I(broker_id), one sentence each; empty when safe.
   returned: always

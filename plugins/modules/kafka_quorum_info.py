@@ -17,6 +17,7 @@ requirements:
   - Java and a Kafka distribution (I(kafka_tools_home)) on the host that runs the module
 extends_documentation_fragment:
   - kafkaops.toolkit.kafka_connection
+  - kafkaops.toolkit.kafka_connection.tools
   - kafkaops.toolkit.kafka_connection.wait
   - kafkaops.toolkit.attributes
   - kafkaops.toolkit.attributes.read_only
@@ -25,10 +26,6 @@ options:
     description: Not used; accepted so the kit's connection variables pass.
     type: str
     required: false
-  kafka_tools_home:
-    description: A Kafka distribution (with C(libs/)) on the machine running the module.
-    type: path
-    required: true
   min_observer_offset:
     description: The metadata offset every broker must have fetched (for C(done)).
     type: int

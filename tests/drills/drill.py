@@ -8,11 +8,13 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 
 REPO = pathlib.Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(REPO))
 
-from lab import ansible, config  # noqa: E402
+from canary import Canary, ensure_topic  # noqa: E402
+from lab import ansible, cluster_settings, config  # noqa: E402
 from lab.machines import run_on  # noqa: E402
 
 
@@ -66,6 +68,24 @@ def deploy_roles_of(commit, work, log_dir):
     _, seconds = run(["ansible-playbook", "playbooks/site.yml"], log_dir, cwd=old,
                      env=ansible.environment(ANSIBLE_CONFIG=str(old / "ansible.cfg")))
     return seconds
+
+
+def canary_with_snapshot(work, name, rate):
+    """An acks=all canary writing at rate records/s to a new topic (name-<random>, 6 partitions, RF 3) with its ledger
+    under work, and a snapshot (snapshot_offsets.yml) once every partition holds data. Returns (canary, ledger,
+    snapshots, before): what validate() takes."""
+    secured = cluster_settings.kafka_config()
+    topic = f"{name}-{uuid.uuid4().hex[:6]}"
+    ensure_topic(secured, topic, partitions=6, replication_factor=3)
+    ledger, snapshots = work / "ledger", work / "snapshots"
+    canary = Canary(secured, topic, ledger, rate=rate).start()
+    try:
+        time.sleep(10)  # data in every partition before the snapshot
+        run(["ansible-playbook", "playbooks/snapshot_offsets.yml", "-e", f"snapshot_dir={snapshots}"], work / "logs")
+    except BaseException:
+        canary.stop()
+        raise
+    return canary, ledger, snapshots, max(snapshots.glob("*/*/cluster.json")).parent
 
 
 def client_config(path, log_dir, *extra):

@@ -18,7 +18,7 @@ from lab_hosts import QUORUM_TOOL, TOOL_CONFIG, service_starts, service_stop_and
 from lab_hosts import quorum as _quorum
 from unchanged import lab_state
 
-from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft, kafka_versions
 from lab import config, faults
 from lab.cluster_settings import kafka_config
 
@@ -208,4 +208,16 @@ def test_a_zookeeper_deploy_over_the_kraft_cluster_is_refused_and_nothing_change
     assert run.returncode != 0
     assert ("[mode-change-by-migration-only] it runs in KRaft mode (process.roles) and kafka_metadata_mode is "
             "zookeeper") in run.output
+    assert lab_state(settings) == before
+
+
+def test_a_deploy_that_would_switch_the_quorums_kind_is_refused_and_nothing_changes(run_playbook, settings):
+    running = kafka_versions.facts(config.KAFKA_VERSION)["quorum"]
+    other = "static" if running == "dynamic" else "dynamic"
+    before = lab_state(settings)
+    run = run_playbook("site.yml", "-e", f"kafka_controller_quorum={other}")
+    assert run.returncode != 0
+    assert (f"[kraft-quorum-change] the quorum that ran on ctrl1, ctrl2, ctrl3 is {running} and "
+            f"kafka_controller_quorum is {other}: set kafka_controller_quorum: {running}") in run.output, \
+        run.output[-3000:]
     assert lab_state(settings) == before

@@ -18,6 +18,7 @@ HOSTS = {"kafka_broker": "kafka_broker", "kafka_distribution": "kafka_broker", "
 # What the playbooks pass to an entry point, and the facts an earlier task of it sets (skipped here).
 CALLER_VARS = {"kafka_controller_wait_states": [1, 3], "kafka_restart_pending": False,
                "kafka_controller_restart_pending": False, "zookeeper_restart_pending": False,
+               "kafka_controller_leaving": {"node_id": 9003, "directory_id": "i2ZnYpAAXUSxivwo7Vl4lA"},
                # the lab's reads the archive's .sha256 file next to the playbook (make setup writes it)
                "kafka_archive_checksum": "sha256:" + "0" * 64}
 

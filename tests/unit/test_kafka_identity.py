@@ -111,3 +111,10 @@ def test_dirs_read_before_the_cluster_id_was_known_are_checked_against_it():
     identity = {"dirs": ki.report([_ours("/d1", cluster="old")], 2), "abandoned_log_dirs": []}
     assert kafka_identity_refusals(identity, 2, "new", {}) == ["/d1 holds the data of cluster old, not new"]
     assert kafka_identity_refusals(identity, 2, "old", {}) == []
+
+
+def test_a_kraft_dir_reports_its_directory_id():
+    entry = {"path": "/m", "meta": {"node.id": "9003", "cluster.id": "X", "directory.id": "i2ZnYpAAXUSxivwo7Vl4lA"},
+             "error": None}
+    assert ki.report([entry], 9003)[0]["directory_id"] == "i2ZnYpAAXUSxivwo7Vl4lA"
+    assert ki.report([dict(entry, meta=None)], 9003)[0]["directory_id"] is None

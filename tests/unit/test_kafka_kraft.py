@@ -218,6 +218,11 @@ def test_a_quorum_that_ran_keeps_its_static_or_dynamic_voters():
     assert "set kafka_controller_quorum: static" in plan["refusals"][0]["message"]
     assert "cannot be undone" in plan["refusals"][0]["message"]
     assert kk.format_plan(static, "", "static")["refusals"] == []
+    assert "convert_quorum_to_dynamic.yml" in plan["refusals"][0]["message"]
+    # the conversion's roll, once kraft.version is 1: the static configs become dynamic ones
+    assert kk.format_plan(static, "", "dynamic", converted=True)["refusals"] == []
+    assert [r["rule"] for r in kk.format_plan(dict.fromkeys(static, {**_dir(kk.STARTED, "X"), "quorum": "dynamic"}),
+                                              "", "static", converted=True)["refusals"]] == ["kraft-quorum-change"]
     dynamic = {h: {**_dir(kk.STARTED, "X"), "quorum": "dynamic"} for h in ("c1", "c2", "c3")}
     assert "cannot become static" in kk.format_plan(dynamic, "", "static")["refusals"][0]["message"]
     # a new quorum takes what the inventory asks, whatever an earlier config said
@@ -284,3 +289,66 @@ def test_a_static_quorum_another_clusters_disk_and_the_last_caught_up_majority_a
     no_leader = [dict(r, status="Follower") for r in _quorum(VOTERS, {})]
     assert [r["rule"] for r in kk.replace_controller_plan(no_leader, 9003, EMPTY, "X", 10)["refusals"]] == [
         "kraft-replace-majority"]
+
+
+def test_a_failed_voter_whose_host_still_runs_it_is_fenced_only_when_told():
+    plan = kk.replace_controller_plan(_quorum(VOTERS, {}), 9003, EMPTY, "X", 10, failed_running=True)
+    assert [r["rule"] for r in plan["refusals"]] == ["kraft-replace-failed-running"] and plan["steps"] == []
+    assert "fence_failed_host=true" in plan["refusals"][0]["message"]
+    plan = kk.replace_controller_plan(_quorum(VOTERS, {}), 9003, EMPTY, "X", 10, failed_running=True, fence=True)
+    assert plan["steps"] == ["fence", "remove", "format", "start", "add", "wait"] and plan["refusals"] == []
+
+
+def test_a_joining_controller_alone_is_formatted_with_the_quorum_s_id():
+    others_unread = {"c1": None, "c2": None, "k4": _dir(kk.NOT_FORMATTED)}
+    assert kk.format_plan(others_unread, "X", "dynamic", joining="k4") == {
+        "cluster_id": "X", "format": ["k4"], "refusals": []}
+    assert kk.format_plan({"k4": _dir(kk.STARTED, "X")}, "X", "dynamic", joining="k4")["format"] == []
+    assert [r["rule"] for r in kk.format_plan({"k4": _dir(kk.FORMATTED, "Y")}, "X", "dynamic",
+                                              joining="k4")["refusals"]] == ["kraft-replace-other-cluster"]
+    for quorum, cluster_id in (("static", "X"), ("dynamic", "")):
+        assert [r["rule"] for r in kk.format_plan(others_unread, cluster_id, quorum, joining="k4")["refusals"]] == [
+            "kraft-replace-static"]
+
+
+def test_the_replacement_plan_in_words_names_each_step_left():
+    plan = kk.replace_controller_plan(_quorum(VOTERS, {9003: 9000}), 9003, EMPTY, "X", 10)
+    lines = kk.replace_controller_lines(plan, 9003, "ctrl3", "kafka4")
+    assert lines[0] == "voters now: [9001, 9002, 9003]"
+    assert [line.split(":")[0] for line in lines[1:]] == ["remove", "format", "start", "add", "wait"]
+    assert "dir-9003-aaaaaaaaaaaaa" in lines[1] and "kafka4" in lines[2]
+
+
+def test_a_controller_running_on_an_emptied_dir_is_formatted_and_started_again():
+    running_empty = dict(EMPTY, running=True)
+    plan = kk.replace_controller_plan(_quorum(VOTERS, {9003: 9000}), 9003, running_empty, "X", 10)
+    assert plan["steps"] == ["remove", "format", "start", "add", "wait"]
+
+
+def test_a_replacement_dir_of_another_node_is_refused():
+    other_node = dict(EMPTY, state=kk.STARTED, cluster_id="X", identity=["/m holds the data of node.id 9002, not 9003"])
+    plan = kk.replace_controller_plan(_quorum(VOTERS, {}), 9003, other_node, "X", 10)
+    assert plan["refusals"] == [{"rule": "kraft-replace-other-cluster", "message": (
+        "the replacement's metadata dir: /m holds the data of node.id 9002, not 9003.")}]
+
+
+STATIC = {node: kk.STATIC_DIRECTORY_ID for node in VOTERS}
+
+
+def test_a_static_quorum_is_converted_only_when_confirmed_then_rolled():
+    hosts = ["ctrl1", "kafka1"]
+    plan = kk.convert_quorum_plan(_quorum(STATIC, {}), 0, True, False, hosts, 10)
+    assert [r["rule"] for r in plan["refusals"]] == ["convert-needs-confirm"] and plan["steps"] == []
+    assert "confirm_irreversible=true" in plan["refusals"][0]["message"]
+    plan = kk.convert_quorum_plan(_quorum(STATIC, {}), 0, True, True, hosts, 10)
+    assert plan == {"steps": ["feature", "roll"], "voters": [9001, 9002, 9003], "refusals": []}
+    assert "CANNOT BE UNDONE" in kk.convert_quorum_lines(plan, 0, hosts)[1]
+    # a rerun after the feature step: the roll alone, and no confirmation needed; then nothing
+    assert kk.convert_quorum_plan(_quorum(VOTERS, {}), 1, True, False, hosts, 10)["steps"] == ["roll"]
+    assert kk.convert_quorum_plan(_quorum(VOTERS, {}), 1, True, False, [], 10)["steps"] == []
+
+
+def test_a_conversion_is_refused_on_3_9_and_with_a_lagging_voter():
+    plan = kk.convert_quorum_plan(_quorum(STATIC, {9002: 500}), 0, False, True, ["ctrl1"], 10)
+    assert [r["rule"] for r in plan["refusals"]] == ["convert-release", "convert-voters-caught-up"]
+    assert "{9002: 500}" in plan["refusals"][1]["message"]

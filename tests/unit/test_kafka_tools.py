@@ -81,3 +81,18 @@ def test_a_tool_reaches_zookeeper_with_the_modules_tls_and_login(tmp_path):
     assert not keystore.exists() and not login.exists()  # gone with the stack
     plain = {"zookeeper_tls": False, "zookeeper_sasl_username": None}
     assert kafka_tools.zookeeper_client_options(plain, contextlib.ExitStack()) == ([], [])
+
+
+FEATURES = (
+    "Feature: kraft.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1\tFinalizedVersionLevel: 0\tEpoch: 412\n"
+    "Feature: metadata.version\tSupportedMinVersion: 3.3-IV3\tSupportedMaxVersion: 4.4-IV2\t"
+    "FinalizedVersionLevel: 4.4-IV2\tEpoch: 412\n"
+    "Feature: transaction.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 2\tFinalizedVersionLevel: 2\t"
+    "Epoch: 412\n")
+
+
+def test_parse_features_reads_numbered_and_named_levels():
+    assert kafka_tools.parse_features(FEATURES) == {"kraft.version": 0, "metadata.version": "4.4-IV2",
+                                           "transaction.version": 2}
+    with pytest.raises(ValueError, match="no Feature line"):
+        kafka_tools.parse_features("Error while describing features\n")

@@ -24,13 +24,14 @@ def test_java_major_reads_the_old_and_the_new_numbering():
 
 
 def test_every_release_has_every_fact():
-    keys = {"zookeeper", "java", "logging", "tools", "quorum", "removed"}
+    keys = {"zookeeper", "java", "logging", "tools", "quorum", "converts_quorum", "removed"}
     for version, entry in kv.VERSIONS.items():
         assert set(entry) == keys, version
         assert entry["logging"]["name"] in ("log4j", "log4j2")
         assert (REPO / "roles" / "kafka_broker" / "templates" / f"{entry['logging']['file']}.j2").is_file()
         assert (REPO / "roles" / "kafka_controller" / "templates" / f"{entry['logging']['file']}.j2").is_file()
         assert entry["quorum"] in ("static", "dynamic")
+        assert isinstance(entry["converts_quorum"], bool)
         assert {"storage", "metadata_quorum", "jmx"} <= set(entry["tools"])
         assert ("zk_security_migrator" in entry["tools"]) == entry["zookeeper"]
 

@@ -226,3 +226,28 @@ def test_throttle_removal_fails_when_a_rate_still_acts_after_the_timeout(monkeyp
     monkeypatch.setattr(module.time, "sleep", lambda seconds: None)
     with pytest.raises(RuntimeError, match=r"still act on broker\(s\) \[3\] after 0s"):
         module.wait_removed(None, None, {3}, {"brokers": {3: ["follower.replication.throttled.rate"]}}, timeout=0)
+
+
+def _features(monkeypatch, levels):
+    """kafka_tools' feature calls faked over a dict of levels; returns the upgrades asked for."""
+    asked = []
+    monkeypatch.setattr(kafka_tools, "read_features", lambda home, conf, timeout: dict(levels))
+
+    def upgrade(home, conf, feature, level, timeout):
+        asked.append((feature, level))
+        levels[feature] = level
+    monkeypatch.setattr(kafka_tools, "upgrade_feature", upgrade)
+    return asked
+
+
+FEATURE = dict(CONN, kafka_tools_home="/opt/kafka", feature="kraft.version", level=1)
+
+
+def test_feature_upgrades_once_and_never_lowers(monkeypatch):
+    asked = _features(monkeypatch, {"kraft.version": 0})
+    result = run_module("kafka_feature", FEATURE, monkeypatch, check_mode=True)
+    assert (result["changed"], result["before"], result["after"], asked) == (True, 0, 1, [])
+    result = run_module("kafka_feature", FEATURE, monkeypatch)
+    assert (result["changed"], result["before"], result["after"], asked) == (True, 0, 1, [("kraft.version", 1)])
+    result = run_module("kafka_feature", dict(FEATURE, level=0), monkeypatch)
+    assert (result["changed"], result["after"], asked) == (False, 1, [("kraft.version", 1)])

@@ -35,6 +35,8 @@ def test_identity_quorum_and_security_come_from_the_inventory(host):
         assert "controller.quorum.voters" not in props
         assert props["controller.quorum.bootstrap.servers"] == (
             "ctrl1.kafkalab.test:9090,ctrl2.kafkalab.test:9090,ctrl3.kafkalab.test:9090")
+        # the endpoint it registers as a voter: its name, not the bind address
+        assert props["advertised.listeners"] == f"CONTROLPLANE://{hostvars['inventory_hostname']}.kafkalab.test:9090"
     else:
         assert props["controller.quorum.voters"] == (
             "9001@ctrl1.kafkalab.test:9090,9002@ctrl2.kafkalab.test:9090,9003@ctrl3.kafkalab.test:9090")

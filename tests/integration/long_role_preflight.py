@@ -5,10 +5,12 @@ pki role would never issue (expired, not yet valid, from another CA) are made by
 Settings go in as extra vars; those that differ per host (ids swapped between two hosts, a smaller
 ensemble group) as a second inventory laid over the lab's, as an operator's edited inventory would."""
 
+import base64
 import json
 
 import certificates
 import pytest
+from lab_hosts import ssh_run
 from unchanged import lab_state
 
 from lab import config
@@ -138,3 +140,23 @@ def test_a_wrong_setting_is_refused_before_anything_changes(
     assert proc.returncode != 0
     assert refusal in proc.output
     assert lab_state(settings) == before
+
+
+JAVA7_ON_KAFKA1 = "all:\n  hosts:\n    kafka1: {kafka_java_bin: /tmp/java7}\n"
+
+
+def test_a_java_below_the_releases_on_one_host_is_refused_naming_it(run_playbook, settings, tmp_path):
+    """kafka1's kafka_java_bin is a Java 7 (a script answering -version as one): 3.9.2 needs 8, so the run stops
+    before any host changes, naming kafka1."""
+    kafka1 = config.host("kafka1")
+    script = base64.b64encode(b'#!/bin/sh\necho \'java version "1.7.0_80"\' >&2\n').decode()
+    ssh_run(kafka1, f"echo {script} | base64 -d > /tmp/java7 && chmod 0755 /tmp/java7")
+    try:
+        before = lab_state(settings)
+        proc = run_playbook("kafka.yml", *_inventory(tmp_path, JAVA7_ON_KAFKA1))
+        assert proc.returncode != 0
+        assert "[version-java-too-old] Kafka 3.9.2 needs Java 8 or later; kafka1 runs Java 7" in proc.output, \
+            proc.output[-3000:]
+        assert lab_state(settings) == before
+    finally:
+        ssh_run(kafka1, "rm -f /tmp/java7")
