@@ -89,9 +89,10 @@ security-drills: setup
 
 # Lab tests too long for make test (tests/integration/long_*.py, which pytest collects only when named), on a
 # freshly deployed lab: a certificate's renewal through site.yml, every role preflight refusal, the CA rotation under
-# load, rotate_credentials.yml for every kind of credential under a canary, site.yml's config changes rolled (and
-# finished by a rerun), the validator end to end and on the lab's Spark cluster (about an hour: the tests took 1641 s
-# on 1db4e9f, and the three files moved here on 2026-11-27 took 1974 s in make test that day).
+# load, rotate_credentials.yml for every kind of credential under a canary, secure_cluster.yml on the secured lab,
+# site.yml's config changes rolled (and finished by a rerun), the validator end to end and on the lab's Spark cluster
+# (about an hour: the tests took 1641 s on 1db4e9f, and the four files moved here on 2026-11-27 took 2188 s in
+# make test that day).
 test-long: setup
 	python -m lab down
 	python -m lab up

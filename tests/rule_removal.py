@@ -176,7 +176,7 @@ RULES = [
          "plugins/module_utils/kafka_secure_conversion.py",
          "    if stop_after is not None and stop_after not in STEP_NAMES:\n",
          "    if False:\n",
-         [T + "test_secure_cluster.py::test_a_step_that_does_not_exist_is_refused_and_nothing_changes"]),
+         [T + "long_secure_cluster.py::test_a_step_that_does_not_exist_is_refused_and_nothing_changes"]),
     Rule("scram-user-is-super-user",
          "plugins/module_utils/kafka_principals.py", "        for name in sorted(set(scram_users) & supers)]",
          "        for name in []]",
