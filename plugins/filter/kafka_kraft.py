@@ -28,5 +28,6 @@ class FilterModule:
             "kraft_quorum_replication": kafka_kraft.parse_quorum_replication,
             "kraft_controller_stop_refusals": kafka_kraft.controller_stop_refusals,
             "kraft_controller_rejoined": kafka_kraft.controller_rejoined,
+            "kraft_static_voters": kafka_kraft.static_voters,
             "kraft_controller_restart_order": kafka_kraft.controller_restart_order,
         }

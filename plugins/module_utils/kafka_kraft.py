@@ -285,6 +285,13 @@ def controller_restart_order(rows, candidates):
 STATIC_DIRECTORY_ID = "AAAAAAAAAAAAAAAAAAAAAA"
 
 
+def static_voters(rows):
+    """The node ids of the voters known by their node id alone (no directory id, or the zero one: a static quorum's,
+    and a converted quorum's until the leader has recorded them)."""
+    return sorted(r["node_id"] for r in rows
+                  if r["status"] in VOTER and r["directory_id"] in (None, STATIC_DIRECTORY_ID))
+
+
 def replace_controller_plan(rows, failed_id, replacement, cluster_id, max_lag, failed_running=False, fence=False):
     """What replace_controller.yml still has to do to swap the lost voter failed_id for a controller on a new disk
     (its host's, or another host's) with the same node id, in a dynamic quorum (KIP-853), and why it must not.
@@ -301,7 +308,7 @@ def replace_controller_plan(rows, failed_id, replacement, cluster_id, max_lag, f
     voters = [r for r in rows if r["status"] in VOTER]
     ids = sorted(r["node_id"] for r in voters)
     refusals = []
-    if any(r["directory_id"] in (None, STATIC_DIRECTORY_ID) for r in voters):
+    if static_voters(voters):
         refusals.append(refusal("kraft-replace-static", (
             f"the quorum's voters {ids} are static (controller.quorum.voters, kraft.version 0): a voter is known by "
             "its node id alone and cannot be removed or added; follow docs/runbooks/replace-controller.md for a "

@@ -79,8 +79,7 @@ def main():
         figures["conversion_s"] = round(seconds)
         voters, level = quorum_and_kraft_version()
         figures["kraft_version_after"] = level
-        figures["voters_without_directory_id"] = [r["node_id"] for r in voters
-                                                  if r["directory_id"] in (None, kafka_kraft.STATIC_DIRECTORY_ID)]
+        figures["voters_without_directory_id"] = kafka_kraft.static_voters(voters)
         figures["listing_voters_after"] = hosts_listing_voters()
         site, _ = run("playbooks/site.yml")  # the inventory as committed: 4.4's default quorum, dynamic
         figures["site_after_changed"] = drill.changed_hosts(site.stdout)

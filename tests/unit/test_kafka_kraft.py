@@ -352,3 +352,8 @@ def test_a_conversion_is_refused_on_3_9_and_with_a_lagging_voter():
     plan = kk.convert_quorum_plan(_quorum(STATIC, {9002: 500}), 0, False, True, ["ctrl1"], 10)
     assert [r["rule"] for r in plan["refusals"]] == ["convert-release", "convert-voters-caught-up"]
     assert "{9002: 500}" in plan["refusals"][1]["message"]
+
+
+def test_static_voters_are_those_without_a_directory_id():
+    assert kk.static_voters(_quorum(STATIC, {})) == [9001, 9002, 9003]
+    assert kk.static_voters(_quorum(VOTERS, {}, observers=[(1, kk.STATIC_DIRECTORY_ID)])) == []
