@@ -20,9 +20,10 @@ import sys
 import time
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO), str(REPO / "tests" / "drills")]
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "drills"), str(REPO / "tests" / "integration")]
 
 import drill  # noqa: E402
+from lab_hosts import quorum  # noqa: E402
 
 from canary.availability import unavailable_seconds  # noqa: E402
 from canary.ledger import read_acked, read_failed  # noqa: E402
@@ -33,23 +34,10 @@ from plugins.module_utils import kafka_kraft, kafka_versions  # noqa: E402
 WORK = REPO / ".cache" / "drills" / "replace-controller"
 RATE = 200  # canary records per second
 META = "/var/lib/kafka-controller/metadata"
-QUORUM = ("timeout 90 java -Xmx256m -cp '/opt/kafka/libs/*' org.apache.kafka.tools.MetadataQuorumCommand "
-          "--bootstrap-controller {servers} --command-config /etc/kafka-controller/tool.properties describe --{what}")
 
 
 def run(*args):
     return drill.run(["ansible-playbook", *args], WORK / "logs")
-
-
-def quorum(host, what="replication"):
-    controllers = [h for h in config.load_hosts() if "kafka_controller" in h.groups]
-    servers = ",".join(f"{h.fqdn}:9090" for h in controllers)
-    return drill.on_host(host.name, QUORUM.format(servers=servers, what=what))
-
-
-def voters(host):
-    return {r["node_id"]: r for r in kafka_kraft.parse_quorum_replication(quorum(host))
-            if r["status"] in kafka_kraft.VOTER}
 
 
 def follower(controllers):
