@@ -201,7 +201,7 @@ RULES = [
          lab="kraft"),
     Rule("kraft-replace-static",
          "plugins/module_utils/kafka_kraft.py",
-         '    if any(r["directory_id"] in (None, STATIC_DIRECTORY_ID) for r in voters):\n', "    if False:\n",
+         '    if static_voters(voters):\n', "    if False:\n",
          [T + "kraft_replace_controller.py::test_replace_controller_refuses_a_static_quorum_and_changes_nothing"],
          lab="kraft", quorum="static"),
     Rule("migration-under-replicated",
