@@ -6,6 +6,7 @@ must never start on another broker's or another cluster's data, and a disk that 
 reported as such, never taken as empty.
 """
 
+import base64
 import errno
 import os
 
@@ -31,6 +32,24 @@ def parse_properties(text):
     return props
 
 
+# Where kafka-storage format records the metadata.version it formatted at: 3.x a bootstrap.checkpoint, 4.x the
+# metadata log's first snapshot.
+BOOTSTRAP_FILES = ("bootstrap.checkpoint",
+                   os.path.join("__cluster_metadata-0", "00000000000000000000-0000000000.checkpoint"))
+
+
+def read_bootstrap(log_dir):
+    """The base64 bytes of the dir's bootstrap checkpoint (BOOTSTRAP_FILES, the first found), or None: Kafka's
+    DumpLogSegments reads the metadata.version in it on the controller (kafka_tools.read_metadata_levels)."""
+    for name in BOOTSTRAP_FILES:
+        try:
+            with open(os.path.join(log_dir, name), "rb") as handle:
+                return base64.b64encode(handle.read()).decode("ascii")
+        except OSError:
+            continue
+    return None
+
+
 def normalized_dirs(value):
     """A log.dirs value (comma-separated string or list) as paths without trailing slashes."""
     items = value.split(",") if isinstance(value, str) else value or []
@@ -38,16 +57,18 @@ def normalized_dirs(value):
 
 
 def read_meta(log_dir):
-    """{'path', 'meta': {...} or None, 'error': OS error text or None} for <log_dir>/meta.properties.
-    A missing log dir or file is absent; any other OS error (EIO on a failing disk) is an error."""
+    """{'path', 'meta': {...} or None, 'error': OS error text or None, 'bootstrap': read_bootstrap} for
+    <log_dir>/meta.properties. A missing log dir or file is absent; any other OS error (EIO on a failing disk) is an
+    error."""
     path = os.path.join(log_dir, "meta.properties")
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            return {"path": log_dir, "meta": parse_properties(handle.read()), "error": None}
+            return {"path": log_dir, "meta": parse_properties(handle.read()), "error": None,
+                    "bootstrap": read_bootstrap(log_dir)}
     except OSError as exc:
         if exc.errno in (errno.ENOENT, errno.ENOTDIR):
-            return {"path": log_dir, "meta": None, "error": None}
-        return {"path": log_dir, "meta": None, "error": f"{exc.strerror or exc} ({path})"}
+            return {"path": log_dir, "meta": None, "error": None, "bootstrap": None}
+        return {"path": log_dir, "meta": None, "error": f"{exc.strerror or exc} ({path})", "bootstrap": None}
 
 
 def classify(entry, broker_id, cluster_id=None):
@@ -70,13 +91,14 @@ def classify(entry, broker_id, cluster_id=None):
 
 
 def report(entries, broker_id, cluster_id=None):
-    """Per log dir: path, status, and the broker.id / cluster.id / directory.id / error found."""
+    """Per log dir: path, status, and the broker.id / cluster.id / directory.id / error / bootstrap checkpoint found."""
     out = []
     for entry in entries:
         meta = entry["meta"] or {}
         out.append({"path": entry["path"], "status": classify(entry, broker_id, cluster_id),
                     "broker_id": meta.get("broker.id", meta.get("node.id")), "cluster_id": meta.get("cluster.id"),
-                    "directory_id": meta.get("directory.id"), "error": entry["error"]})
+                    "directory_id": meta.get("directory.id"), "error": entry["error"],
+                    "bootstrap": entry["bootstrap"]})
     return out
 
 

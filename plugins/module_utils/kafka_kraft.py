@@ -298,9 +298,10 @@ def replace_controller_plan(rows, failed_id, replacement, cluster_id, max_lag, f
 
     rows: parse_quorum_replication of the quorum, as its leader reports it; replacement: the new disk's metadata
     dir {"state": metadata_state, "cluster_id", "directory_id"} (None where meta.properties has none), "identity":
-    kafka_identity.refusals of it (another node's, malformed, unreadable), and {"running": whether its controller
-    runs}; cluster_id: the quorum's; failed_running: the failed voter's host, when
-    it is not the replacement, answers and still runs its controller; fence: stop and disable that one first.
+    kafka_identity.refusals of it (another node's, malformed, unreadable), "refusals": other rules' about it
+    (kafka_versions.newer_format_refusals), and {"running": whether its controller runs}; cluster_id: the quorum's;
+    failed_running: the failed voter's host, when it is not the replacement, answers and still runs its controller;
+    fence: stop and disable that one first.
     Steps, in order, only those not done yet (a rerun resumes): fence, remove (the lost voter, by its node id and
     directory id, from the voters), format (the new disk, with the cluster id and no initial voters: a new
     directory id), start (it fetches as an observer), add (the new disk made a voter), wait (until it is caught
@@ -320,7 +321,7 @@ def replace_controller_plan(rows, failed_id, replacement, cluster_id, max_lag, f
             f"the replacement's metadata dir holds cluster {replacement['cluster_id']}, not this quorum's "
             f"{cluster_id}: it is another cluster's controller disk; empty it by hand if it is not needed.")))
     refusals += [refusal("kraft-replace-other-cluster", f"the replacement's metadata dir: {problem}.")
-                 for problem in replacement.get("identity", [])]
+                 for problem in replacement.get("identity", [])] + replacement.get("refusals", [])
     new_dir = replacement["directory_id"]
     lost = [r for r in voters if r["node_id"] == failed_id and r["directory_id"] != new_dir]
     joined = any(r["node_id"] == failed_id and r["directory_id"] == new_dir for r in voters)

@@ -44,9 +44,10 @@ def replace_decision(state, request):
     request: failed_id, failed_host, replacement_host, replacement_endpoint [host, port] (what the
     replacement will advertise), fence_failed_host, failed_host_reachable (None: not checked),
     accept_offline_partitions, replacement_active (its kafka service runs), replacement_identity
-    (refusals of kafka_broker_identity on its log dirs), tools_problem (why Kafka's tools cannot run, or
-    None). Returns refusals, rerun (the id is already registered by the replacement: a rerun after a
-    failure), fence (stop and disable the failed broker first) and the plan's lines.
+    (refusals of kafka_broker_identity on its log dirs), format_refusals (other rules' about its log dirs:
+    kafka_versions.newer_format_refusals), tools_problem (why Kafka's tools cannot run, or None). Returns
+    refusals, rerun (the id is already registered by the replacement: a rerun after a failure), fence (stop and
+    disable the failed broker first) and the plan's lines.
     """
     failed_id, failed_host = request["failed_id"], request["failed_host"]
     replacement = request["replacement_host"]
@@ -90,6 +91,7 @@ def replace_decision(state, request):
             f"Refusing to use {replacement} as broker {failed_id}: {'; '.join(request['replacement_identity'])}. "
             "A replacement must have empty log dirs (or this broker's, on a rerun): pick another host, or clear "
             "them on purpose.")))
+    refusals += request["format_refusals"]
     if request["tools_problem"]:
         refusals.append(refusal("tools-before-change", (
             f"Refusing to {what}: {request['tools_problem']}. The throttle of the stopped broker is written "

@@ -9,8 +9,11 @@ on the machine that runs the module (the controller): `java -cp <kafka_tools_hom
   client has no DescribeQuorum).
 - FeatureCommand (kafka-features.sh): the cluster's finalized feature levels, and their upgrade (the Python client
   has no DescribeFeatures / UpdateFeatures).
+- DumpLogSegments (kafka-dump-log.sh --cluster-metadata-decoder): the metadata.version a metadata dir was formatted
+  at, from its bootstrap checkpoint (the records are Kafka's own binary format).
 """
 
+import base64
 import contextlib
 import json
 import os
@@ -23,6 +26,8 @@ LOG_DIRS_COMMAND = "org.apache.kafka.tools.LogDirsCommand"
 CONFIG_COMMAND = "kafka.admin.ConfigCommand"
 METADATA_QUORUM_COMMAND = "org.apache.kafka.tools.MetadataQuorumCommand"
 FEATURE_COMMAND = "org.apache.kafka.tools.FeatureCommand"
+# DumpLogSegments moved from core (Scala) to the tools jar in 4.0; kafka_tools_home may hold either release.
+DUMP_LOG_COMMANDS = ("org.apache.kafka.tools.DumpLogSegments", "kafka.tools.DumpLogSegments")
 
 
 def tools_problem(kafka_tools_home):
@@ -134,6 +139,44 @@ def upgrade_feature(kafka_tools_home, client_conf, feature, level, timeout):
         args = ["--bootstrap-server", client_conf["bootstrap.servers"], "--command-config", config.name, "upgrade",
                 "--feature", f"{feature}={level}"]
         return run_tool(kafka_tools_home, FEATURE_COMMAND, args, timeout)
+
+
+def parse_metadata_level(output):
+    """The metadata.version feature level a metadata snapshot records, from DumpLogSegments --cluster-metadata-decoder
+    (a record a line, its JSON after "payload: "), or None when it records none."""
+    for line in output.splitlines():
+        _, found, payload = line.partition(" payload: ")
+        if found:
+            record = json.loads(payload)
+            data = record.get("data", {})
+            if record.get("type") == "FEATURE_LEVEL_RECORD" and data.get("name") == "metadata.version":
+                return int(data["featureLevel"])
+    return None
+
+
+def read_metadata_levels(kafka_tools_home, dirs, timeout):
+    """{dir: parse_metadata_level} of the dirs (kafka_identity.report rows) that hold a bootstrap checkpoint, decoded
+    with Kafka's DumpLogSegments from kafka_tools_home; dirs whose checkpoint records no level are left out."""
+    levels = {}
+    for d in dirs:
+        if not d.get("bootstrap"):
+            continue
+        with tempfile.TemporaryDirectory(prefix="kafkaops-bootstrap-") as scratch:
+            # named as a snapshot at offset 0, epoch 0: the tool reads the offset from the file's name
+            snapshot = os.path.join(scratch, "00000000000000000000-0000000000.checkpoint")
+            with open(snapshot, "wb") as handle:
+                handle.write(base64.b64decode(d["bootstrap"]))
+            args = ["--cluster-metadata-decoder", "--files", snapshot]
+            try:
+                output = run_tool(kafka_tools_home, DUMP_LOG_COMMANDS[0], args, timeout)
+            except RuntimeError as exc:
+                if "Could not find or load main class" not in str(exc):
+                    raise
+                output = run_tool(kafka_tools_home, DUMP_LOG_COMMANDS[1], args, timeout)
+        level = parse_metadata_level(output)
+        if level is not None:
+            levels[d["path"]] = level
+    return levels
 
 
 def _private_file(prefix, suffix, text):

@@ -11,7 +11,9 @@ code. The roles, the archive builder (dist/build_kafka_archive.sh) and the lab r
 - quorum: how a new KRaft cluster's controllers are formatted: "static" (controller.quorum.voters) or "dynamic"
   (KIP-853: --initial-controllers, controller.quorum.bootstrap.servers);
 - converts_quorum: whether a static quorum can be made dynamic on it (the kraft.version 1 upgrade: 4.1 and later);
-- removed: the server configs earlier releases had and this one refuses to start with.
+- removed: the server configs earlier releases had and this one refuses to start with;
+- metadata_version: the highest metadata.version it knows, (feature level, name): a metadata dir that kafka-storage
+  formatted at a higher level (a newer release's tool) is one it cannot read (read with dist/MetadataVersions.java).
 KNOWN_BAD are releases the kit refuses by name, with the reason. Sources: Kafka's upgrade notes and compatibility
 matrix; the removed keys were read from the releases' own KafkaConfig (dist/ServerConfigNames.java).
 """
@@ -50,9 +52,9 @@ REMOVED_IN_4 = (
 
 VERSIONS = {
     "3.9.2": {"zookeeper": True, "java": 8, "logging": _LOG4J, "tools": _TOOLS_3, "quorum": "static",
-              "converts_quorum": False, "removed": ()},
+              "converts_quorum": False, "removed": (), "metadata_version": (21, "3.9-IV0")},
     "4.4.0": {"zookeeper": False, "java": 17, "logging": _LOG4J2, "tools": _TOOLS_4, "quorum": "dynamic",
-              "converts_quorum": True, "removed": REMOVED_IN_4},
+              "converts_quorum": True, "removed": REMOVED_IN_4, "metadata_version": (33, "4.4-IV2")},
 }
 
 KNOWN_BAD = {
@@ -125,3 +127,16 @@ def version_refusals(version, metadata_mode, properties, java_versions):
                 f"{'Java ' + str(major) if major else 'an unknown Java (' + output.strip()[:80] + ')'}: install "
                 f"Java {entry['java']}+ there (common_java_package, kafka_java_bin)."))
     return problems
+
+
+def newer_format_refusals(levels, version):
+    """Why release version must not start on a replacement's metadata dirs: kafka-storage formatted one at a
+    metadata.version level above the highest it knows (a newer release's tool; Kafka's 4.4 notes: storage formatted
+    by a newer kafka-storage is not readable by older brokers). levels: {dir: the level its bootstrap checkpoint
+    records}."""
+    highest, name = facts(version)["metadata_version"]
+    return [refusal("version-newer-format", (
+        f"{path} was formatted at metadata.version level {level}, above the highest Kafka {version} knows ({name}, "
+        f"level {highest}): a newer release's kafka-storage formatted it, and Kafka {version} cannot read it. Empty "
+        "the dir (the playbook formats it with the cluster's release) and rerun."))
+        for path, level in sorted(levels.items()) if level > highest]

@@ -106,6 +106,8 @@ RULES = {
                               "3.9 first)",
     "version-removed-config": "a server config the release removed is refused in the inventory's extra properties",
     "version-java-too-old": "Java below the release's on a host or on the Ansible controller is refused",
+    "version-newer-format": "replace and replace_controller.yml refuse a replacement disk formatted by a newer "
+                            "kafka-storage than the cluster's release",
     # Secure defaults (security_exposures.py)
     "secure-default-off-on-purpose": "a secure default is turned off only when kafka_security_exposures_accepted "
                                      "names it (the roles' preflights)",

@@ -62,15 +62,16 @@ EXAMPLES = r"""
 
 RETURN = r"""
 dirs:
-  description: Per log dir - path, status, broker_id, cluster_id and directory_id (KRaft) found, and error (for
-    unreadable).
+  description: Per log dir - path, status, broker_id, cluster_id and directory_id (KRaft) found, error (for
+    unreadable), and bootstrap (the base64 of the bootstrap checkpoint kafka-storage wrote, or null).
   returned: always
   type: list
   elements: dict
   sample:
     - {path: /data/disk1/kafka, status: ours, broker_id: "2", cluster_id: aBcD1234QwErTy5678ZxCv,
-       directory_id: i2ZnYpAAXUSxivwo7Vl4lA, error: null}
-    - {path: /data/disk2/kafka, status: absent, broker_id: null, cluster_id: null, directory_id: null, error: null}
+       directory_id: i2ZnYpAAXUSxivwo7Vl4lA, error: null, bootstrap: null}
+    - {path: /data/disk2/kafka, status: absent, broker_id: null, cluster_id: null, directory_id: null, error: null,
+       bootstrap: null}
 refusals:
   description: Reasons not to use these dirs for I(broker_id), one sentence each; empty when safe.
   returned: always

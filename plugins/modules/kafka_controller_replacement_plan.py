@@ -45,6 +45,18 @@ options:
     type: list
     elements: str
     default: []
+  replacement_dirs:
+    description:
+      - The C(dirs) of kafka_broker_identity on the replacement's metadata dir; the metadata.version a bootstrap
+        checkpoint there records is read with Kafka's DumpLogSegments, and a level above I(kafka_version)'s is
+        refused (a newer release's kafka-storage formatted it).
+    type: list
+    elements: dict
+    default: []
+  kafka_version:
+    description: The cluster's Kafka release (the connection role's C(kafka_version)).
+    type: str
+    required: true
   replacement_running:
     description: Whether kafka-controller runs on the replacement.
     type: bool
@@ -123,7 +135,7 @@ plan:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft, kafka_tools
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft, kafka_tools, kafka_versions
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     BROKER_CONNECTION_ARGS,
     admin_config,
@@ -140,6 +152,8 @@ def main():
         replacement_host=dict(type="str", required=True),
         replacement_metadata=dict(type="dict", required=True),
         replacement_identity=dict(type="list", elements="str", default=[]),
+        replacement_dirs=dict(type="list", elements="dict", default=[]),
+        kafka_version=dict(type="str", required=True),
         replacement_running=dict(type="bool", default=False),
         failed_host_running=dict(type="bool", default=False),
         fence_failed_host=dict(type="bool", default=False),
@@ -150,10 +164,16 @@ def main():
     except Exception as exc:
         module.fail_json(msg=f"cannot read the KRaft quorum through {p['bootstrap_servers']}: {describe_error(exc)}")
     metadata = p["replacement_metadata"]
+    try:
+        levels = kafka_tools.read_metadata_levels(p["kafka_tools_home"], p["replacement_dirs"], p["request_timeout"])
+    except Exception as exc:
+        module.fail_json(msg=f"cannot read the metadata.version the replacement's dir was formatted at: "
+                             f"{describe_error(exc)}")
     plan = kafka_kraft.replace_controller_plan(
         quorum["replication"], p["node_id"],
         {"state": metadata["state"], "cluster_id": metadata.get("cluster_id") or None,
          "directory_id": metadata.get("directory_id") or None, "identity": p["replacement_identity"],
+         "refusals": kafka_versions.newer_format_refusals(levels, p["kafka_version"]),
          "running": p["replacement_running"]},
         quorum["status"]["cluster_id"], p["max_lag"], p["failed_host_running"], p["fence_failed_host"])
     module.exit_json(changed=False, leader_id=quorum["status"]["leader_id"], cluster_id=quorum["status"]["cluster_id"],

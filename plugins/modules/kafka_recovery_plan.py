@@ -58,6 +58,17 @@ options:
     type: list
     elements: str
     default: []
+  dirs:
+    description:
+      - The C(dirs) of kafka_broker_identity on the replacement's log dirs; the metadata.version a bootstrap
+        checkpoint there records (KRaft) is read with Kafka's DumpLogSegments, and a level above I(kafka_version)'s
+        is refused (a newer release's kafka-storage formatted it).
+    type: list
+    elements: dict
+    default: []
+  kafka_version:
+    description: The cluster's Kafka release (the connection role's C(kafka_version)); needed with I(dirs).
+    type: str
   keep_old_data:
     description: Rebuild keeps the old data moved aside.
     type: bool
@@ -139,7 +150,7 @@ cluster_id:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_recovery, kafka_tools
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_recovery, kafka_tools, kafka_versions
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     CONNECTION_ARGS,
     describe_error,
@@ -161,11 +172,13 @@ def main():
             failed_host_reachable=dict(type="bool"),
             accept_offline_partitions=dict(type="bool", default=False),
             identity=dict(type="list", elements="str", default=[]),
+            dirs=dict(type="list", elements="dict", default=[]),
+            kafka_version=dict(type="str"),
             keep_old_data=dict(type="bool", default=False),
             free_bytes=dict(type="int"),
             bytes_to_copy=dict(type="int"),
             kafka_tools_home=dict(type="path")),
-        required_if=[("action", "replace", ["replacement_host", "replacement_endpoint"])],
+        required_if=[("action", "replace", ["replacement_host", "replacement_endpoint", "kafka_version"])],
         supports_check_mode=True)
     p = module.params
     try:
@@ -175,12 +188,20 @@ def main():
                              f"{p['zookeeper_connect']}: {describe_error(exc)}")
     if p["action"] == "replace":
         host, port = p["replacement_endpoint"]
+        tools_problem = kafka_tools.tools_problem(p["kafka_tools_home"])
+        try:  # without the tools, their refusal stands for this check too
+            levels = {} if tools_problem else kafka_tools.read_metadata_levels(
+                p["kafka_tools_home"], p["dirs"], p["request_timeout"])
+        except Exception as exc:
+            module.fail_json(msg=f"cannot read the metadata.version the replacement's log dirs were formatted at: "
+                                 f"{describe_error(exc)}")
         decision = kafka_recovery.replace_decision(state, dict(
             failed_id=p["broker_id"], failed_host=p["host"], replacement_host=p["replacement_host"],
             replacement_endpoint=(host, int(port)), fence_failed_host=p["fence_failed_host"],
             failed_host_reachable=p["failed_host_reachable"],
             accept_offline_partitions=p["accept_offline_partitions"], replacement_active=p["replacement_active"],
-            replacement_identity=p["identity"], tools_problem=kafka_tools.tools_problem(p["kafka_tools_home"])))
+            replacement_identity=p["identity"], tools_problem=tools_problem,
+            format_refusals=kafka_versions.newer_format_refusals(levels, p["kafka_version"])))
     else:
         decision = kafka_recovery.rebuild_decision(state, dict(
             broker_id=p["broker_id"], host=p["host"], identity=p["identity"], keep_old_data=p["keep_old_data"],

@@ -2,8 +2,10 @@
 is refused with the rule's message, and it changes nothing (unchanged.lab_state: every host's services,
 config files and data dirs, the registrations and dynamic configs in ZooKeeper, the throttles)."""
 
+import base64
 import os
 import signal
+import subprocess
 import time
 import uuid
 
@@ -226,6 +228,30 @@ class TestReplaceWhileBroker2IsDown:
         finally:
             ssh_run(kafka4, f"systemctl stop kafka; rm -f {unit}; systemctl daemon-reload")
         assert "Refusing to use kafka4 as broker 2: its kafka service is running (not registered)" in output
+
+    def test_refuses_a_replacement_formatted_by_a_newer_kafka_storage(self, run_playbook, run_module, settings,
+                                                                      bootstrap_servers, zookeeper_connect, tmp_path):
+        # kafka4's log dir formatted for broker 2 of this cluster, but by 4.4.0's kafka-storage (run here)
+        cluster_id = run_module("kafka_cluster_info", **_conn(bootstrap_servers, zookeeper_connect))["cluster_id"]
+        properties = tmp_path / "broker.properties"
+        properties.write_text("process.roles=broker\nnode.id=2\ncontroller.listener.names=CONTROLLER\n"
+                              "controller.quorum.bootstrap.servers=localhost:19090\n"
+                              f"log.dirs={tmp_path / 'data'}\n")
+        subprocess.run(["java", "-cp", f"{config.kafka_libs('4.4.0')}/*", "kafka.tools.StorageTool", "format",
+                        "-t", cluster_id, "-c", str(properties)], check=True, capture_output=True, timeout=120)
+        packed = base64.b64encode(subprocess.run(["tar", "-cz", "-C", str(tmp_path / "data"), "."], check=True,
+                                                 capture_output=True).stdout).decode()
+        kafka4 = config.host("kafka4")
+        existed = ssh_run(kafka4, f"test -d {DATA_DIR} && echo yes || true").strip() == "yes"
+        ssh_run(kafka4, f"test -z \"$(ls -A {DATA_DIR} 2>/dev/null)\" && mkdir -p {DATA_DIR} && echo {packed} "
+                        f"| base64 -d | tar -xz -C {DATA_DIR}")
+        try:
+            output = _refused(run_playbook, settings, "replace_broker.yml", *REPLACE)
+        finally:
+            ssh_run(kafka4, f"rm -rf {DATA_DIR}/meta.properties {DATA_DIR}/__cluster_metadata-0"
+                            + ("" if existed else f" && rmdir {DATA_DIR}"))
+        assert (f"{DATA_DIR} was formatted at metadata.version level 33, above the highest Kafka 3.9.2 knows "
+                "(3.9-IV0, level 21)") in output
 
     def test_refuses_without_kafka_tools_before_anything_changes(self, run_playbook, settings):
         output = _refused(run_playbook, settings, "replace_broker.yml", *REPLACE, "-e", "kafka_tools_home=")

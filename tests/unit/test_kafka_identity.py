@@ -8,7 +8,7 @@ META = "#\n#Fri Nov 20 10:00:00 UTC 2026\nversion=0\nbroker.id=2\ncluster.id=AbC
 
 
 def _entry(path, meta=None, error=None):
-    return {"path": path, "meta": meta, "error": error}
+    return {"path": path, "meta": meta, "error": error, "bootstrap": None}
 
 
 def _ours(path="/d1", broker="2", cluster="AbC-12_xyz"):
@@ -86,12 +86,26 @@ def test_read_meta_tells_absent_from_unreadable(tmp_path):
     (tmp_path / "ok" / "meta.properties").write_text(META)
     assert ki.read_meta(str(tmp_path / "ok"))["meta"]["broker.id"] == "2"
     assert ki.read_meta(str(tmp_path / "missing")) == {"path": str(tmp_path / "missing"), "meta": None,
-                                                        "error": None}
+                                                        "error": None, "bootstrap": None}
     (tmp_path / "denied").mkdir()
     (tmp_path / "denied" / "meta.properties").mkdir()  # reading a directory fails with EISDIR
     entry = ki.read_meta(str(tmp_path / "denied"))
     assert entry["meta"] is None and "Is a directory" in entry["error"]
     assert os.path.isdir(tmp_path / "denied")
+
+
+def test_the_bootstrap_checkpoint_is_read_where_each_release_formats_it(tmp_path):
+    import base64
+    for name in ("bootstrap.checkpoint", "__cluster_metadata-0/00000000000000000000-0000000000.checkpoint"):
+        d = tmp_path / name.replace("/", "_")
+        (d / name).parent.mkdir(parents=True)
+        (d / "meta.properties").write_text(META)
+        (d / name).write_bytes(b"\x00\x01snapshot")
+        assert base64.b64decode(ki.read_meta(str(d))["bootstrap"]) == b"\x00\x01snapshot"
+        assert ki.report([ki.read_meta(str(d))], 2)[0]["bootstrap"] == ki.read_meta(str(d))["bootstrap"]
+    (tmp_path / "formatted_by_nothing").mkdir()
+    (tmp_path / "formatted_by_nothing" / "meta.properties").write_text(META)
+    assert ki.read_meta(str(tmp_path / "formatted_by_nothing"))["bootstrap"] is None
 
 
 def test_the_preflight_filter_compares_a_read_result_with_the_peers_read_after_it():
@@ -115,6 +129,6 @@ def test_dirs_read_before_the_cluster_id_was_known_are_checked_against_it():
 
 def test_a_kraft_dir_reports_its_directory_id():
     entry = {"path": "/m", "meta": {"node.id": "9003", "cluster.id": "X", "directory.id": "i2ZnYpAAXUSxivwo7Vl4lA"},
-             "error": None}
+             "error": None, "bootstrap": None}
     assert ki.report([entry], 9003)[0]["directory_id"] == "i2ZnYpAAXUSxivwo7Vl4lA"
     assert ki.report([dict(entry, meta=None)], 9003)[0]["directory_id"] is None

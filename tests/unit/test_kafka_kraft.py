@@ -291,6 +291,13 @@ def test_a_static_quorum_another_clusters_disk_and_the_last_caught_up_majority_a
         "kraft-replace-majority"]
 
 
+def test_a_replacement_disk_another_rule_refuses_stops_the_plan():
+    newer = {"rule": "version-newer-format", "message": "/m was formatted at metadata.version level 33, ..."}
+    formatted = dict(EMPTY, state=kk.FORMATTED, cluster_id="X", directory_id="d", refusals=[newer])
+    plan = kk.replace_controller_plan(_quorum(VOTERS, {}), 9003, formatted, "X", 10)
+    assert plan["refusals"] == [newer] and plan["steps"] == []
+
+
 def test_a_failed_voter_whose_host_still_runs_it_is_fenced_only_when_told():
     plan = kk.replace_controller_plan(_quorum(VOTERS, {}), 9003, EMPTY, "X", 10, failed_running=True)
     assert [r["rule"] for r in plan["refusals"]] == ["kraft-replace-failed-running"] and plan["steps"] == []

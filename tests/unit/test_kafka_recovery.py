@@ -22,7 +22,7 @@ def _replace(**overrides):
     request = dict(failed_id=2, failed_host="kafka2", replacement_host="kafka4",
                    replacement_endpoint=("kafka4.lab", 9092), fence_failed_host=False, failed_host_reachable=None,
                    accept_offline_partitions=False, replacement_active=False, replacement_identity=[],
-                   tools_problem=None)
+                   format_refusals=[], tools_problem=None)
     return dict(request, **overrides)
 
 
@@ -96,6 +96,11 @@ def test_a_replacement_that_runs_a_broker_or_holds_other_data_is_refused():
 def test_replace_without_kafka_tools_is_refused_before_anything_changes():
     decision = kr.replace_decision(_state(HEALTHY_WITHOUT_2), _replace(tools_problem="kafka_tools_home ('') must"))
     assert _rules(decision) == ["tools-before-change"]
+
+
+def test_a_replacement_another_rule_refuses_is_refused():
+    newer = {"rule": "version-newer-format", "message": "/var/lib/kafka/data was formatted at metadata.version ..."}
+    assert kr.replace_decision(_state(HEALTHY_WITHOUT_2), _replace(format_refusals=[newer]))["refusals"] == [newer]
 
 
 def _rebuild(**overrides):

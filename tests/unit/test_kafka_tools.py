@@ -96,3 +96,53 @@ def test_parse_features_reads_numbered_and_named_levels():
                                            "transaction.version": 2}
     with pytest.raises(ValueError, match="no Feature line"):
         kafka_tools.parse_features("Error while describing features\n")
+
+
+def test_parse_metadata_level_reads_the_feature_level_record_of_metadata_version():
+    dump = (  # DumpLogSegments --cluster-metadata-decoder of a 4.4 bootstrap snapshot, shortened
+        'Dumping /tmp/x.checkpoint\n'
+        '| offset: 1 CreateTime: 1795782358397 keySize: 4 valueSize: 5 sequence: -1 headerKeys: [] KRaftVersion '
+        '{"version":0,"kRaftVersion":1}\n'
+        '| offset: 3 CreateTime: 1795782358455 keySize: -1 valueSize: 23 sequence: -1 headerKeys: [] payload: '
+        '{"type":"FEATURE_LEVEL_RECORD","version":0,"data":{"name":"transaction.version","featureLevel":2}}\n'
+        '| offset: 4 CreateTime: 1795782358455 keySize: -1 valueSize: 23 sequence: -1 headerKeys: [] payload: '
+        '{"type":"FEATURE_LEVEL_RECORD","version":0,"data":{"name":"metadata.version","featureLevel":33}}\n')
+    assert kafka_tools.parse_metadata_level(dump) == 33
+    assert kafka_tools.parse_metadata_level("Dumping /tmp/x.checkpoint\n") is None
+
+
+def _format(release, directory):
+    """A controller's metadata dir as the release's kafka-storage formats it by default (4.x: a dynamic voter)."""
+    from lab import config
+    directory.mkdir()
+    quorum = ("controller.quorum.bootstrap.servers=localhost:19090" if release.startswith("4.")
+              else "controller.quorum.voters=1@localhost:19090")
+    properties = directory / "c.properties"
+    properties.write_text("process.roles=controller\nnode.id=1\ncontroller.listener.names=CONTROLLER\n"
+                          f"listeners=CONTROLLER://localhost:19090\n{quorum}\nlog.dirs={directory}/meta\n")
+    libs = config.kafka_libs(release)
+    assert libs.is_dir(), f"{libs} missing: run make setup"
+    import subprocess
+    subprocess.run(["java", "-cp", f"{libs}/*", "kafka.tools.StorageTool", "format", "-t", "AAAAAAAAAAAAAAAAAAAAAQ",
+                    "-c", str(properties), *(["--standalone"] if release.startswith("4.") else [])],
+                   capture_output=True, check=True, timeout=120)
+    return str(libs.parent), str(directory / "meta")
+
+
+def test_each_releases_format_level_is_its_table_entry_and_an_older_release_refuses_a_newer_format(tmp_path):
+    # The table's level is what the release's own kafka-storage formats at, read back by each release's own
+    # DumpLogSegments (either may be kafka_tools_home); a release refuses only a format above its own level.
+    from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_identity, kafka_versions
+    formatted = {release: _format(release, tmp_path / release) for release in kafka_versions.VERSIONS}
+    for release, (_, meta_dir) in formatted.items():
+        dirs = kafka_identity.report([kafka_identity.read_meta(meta_dir)], 1)
+        expected = kafka_versions.VERSIONS[release]["metadata_version"][0]
+        for tools_home, _ in formatted.values():
+            assert kafka_tools.read_metadata_levels(tools_home, dirs, 60) == {meta_dir: expected}
+        for cluster_release, facts in kafka_versions.VERSIONS.items():
+            refused = kafka_versions.newer_format_refusals({meta_dir: expected}, cluster_release)
+            assert [r["rule"] for r in refused] == (
+                ["version-newer-format"] if expected > facts["metadata_version"][0] else [])
+    assert kafka_versions.newer_format_refusals(
+        {"/d": kafka_versions.VERSIONS["4.4.0"]["metadata_version"][0]}, "3.9.2")[0]["message"].startswith(
+        "/d was formatted at metadata.version level 33, above the highest Kafka 3.9.2 knows (3.9-IV0, level 21)")

@@ -24,7 +24,7 @@ def test_java_major_reads_the_old_and_the_new_numbering():
 
 
 def test_every_release_has_every_fact():
-    keys = {"zookeeper", "java", "logging", "tools", "quorum", "converts_quorum", "removed"}
+    keys = {"zookeeper", "java", "logging", "tools", "quorum", "converts_quorum", "removed", "metadata_version"}
     for version, entry in kv.VERSIONS.items():
         assert set(entry) == keys, version
         assert entry["logging"]["name"] in ("log4j", "log4j2")
@@ -34,6 +34,8 @@ def test_every_release_has_every_fact():
         assert isinstance(entry["converts_quorum"], bool)
         assert {"storage", "metadata_quorum", "jmx"} <= set(entry["tools"])
         assert ("zk_security_migrator" in entry["tools"]) == entry["zookeeper"]
+        level, name = entry["metadata_version"]  # test_kafka_tools.py shows the level is the release's own format
+        assert isinstance(level, int) and name.startswith(version.rsplit(".", 1)[0] + "-IV")
 
 
 def test_4_x_is_kraft_only_on_java_17_with_log4j2_and_without_zookeeper_s_tools():
