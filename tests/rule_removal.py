@@ -24,16 +24,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "tests" / "integration")]
+# as pytest's pythonpath (pyproject.toml): the checkout is also the collection kafkaops.toolkit under .cache/collections
+sys.path[:0] = [str(REPO), str(REPO / ".cache" / "collections"), str(REPO / "tests" / "integration")]
 
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource  # noqa: E402
 from throttles import throttles_anywhere  # noqa: E402
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_versions  # noqa: E402
 from lab import ansible, cluster_settings, config  # noqa: E402
 from lab.cli import up  # noqa: E402
 from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.machines import run_on  # noqa: E402
-from plugins.module_utils import kafka_versions  # noqa: E402
 from plugins.module_utils.refusal import RULES as REGISTRY  # noqa: E402
 
 OUT = REPO / ".cache" / "rule-removal"
@@ -126,12 +127,12 @@ RULES = [
          '      kafkaops.toolkit.zookeeper_ensemble_info:\n        members: "{{ zookeeper_members }}"\n'
          '        wait_timeout: "{{ roll_zookeeper_quorum_timeout }}"\n      register: _ensemble\n',
          "      ansible.builtin.debug:  # the gate, removed\n        msg: removed\n      register: _ensemble\n",
-         [T + "test_rolling_restart_zookeeper.py::test_roll_refuses_to_restart_a_member_while_another_is_down"]),
+         [T + "long_rolling_restart_zookeeper.py::test_roll_refuses_to_restart_a_member_while_another_is_down"]),
     Rule("zookeeper-leader-last",
          "plugins/module_utils/zookeeper_state.py",
          '    return followers + ([state["leader"]] if state["leader"] else [])\n',
          '    return sorted(state["nodes"])\n',
-         [T + "test_rolling_restart_zookeeper.py::test_roll_restarts_every_member_once_the_leader_last",
+         [T + "long_rolling_restart_zookeeper.py::test_roll_restarts_every_member_once_the_leader_last",
           T + "long_site_config_change.py::"
               "test_a_config_change_rolls_members_leader_last_then_brokers_through_the_gates"]),
     Rule("rerun-finishes-roll",
@@ -216,12 +217,12 @@ RULES = [
          "plugins/module_utils/kafka_ca_rotation.py",
          "    if stop_after and stop_after not in PHASES:\n",
          "    if False:\n",
-         [T + "test_rotate_ca.py::test_an_unknown_phase_is_refused_and_nothing_changes"]),
+         [T + "long_rotate_ca_refusals.py::test_an_unknown_phase_is_refused_and_nothing_changes"]),
     Rule("rotation-under-way",
          "roles/pki/tasks/preflight.yml",
          "      - kafka_pki_ca_rotation_phase | length > 0 or not _kafka_pki_rotating\n",
          "      - true\n",
-         [T + "test_rotate_ca.py::test_site_yml_refuses_while_a_rotation_is_under_way_and_nothing_changes"]),
+         [T + "long_rotate_ca_refusals.py::test_site_yml_refuses_while_a_rotation_is_under_way_and_nothing_changes"]),
 ]
 
 

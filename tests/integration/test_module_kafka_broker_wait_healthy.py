@@ -1,4 +1,4 @@
-"""kafka_broker_wait_healthy against the lab cluster (a stopped broker: test_modules_with_a_broker_down)."""
+"""kafka_broker_wait_healthy against the lab cluster (a stopped broker: long_modules_with_a_broker_down.py)."""
 
 
 def test_healthy_broker_passes_at_once(run_module, bootstrap_servers, zookeeper_connect):

@@ -231,14 +231,18 @@ class TestReplaceWhileBroker2IsDown:
 
     def test_refuses_a_replacement_formatted_by_a_newer_kafka_storage(self, run_playbook, run_module, settings,
                                                                       bootstrap_servers, zookeeper_connect, tmp_path):
-        # kafka4's log dir formatted for broker 2 of this cluster, but by 4.4.0's kafka-storage (run here)
+        # kafka4's log dir formatted as node 2 of this cluster by 4.4.0's kafka-storage (run here), as a combined
+        # broker and controller: 4.4 records the metadata.version only where a controller runs (a broker's format is
+        # meta.properties alone, the same keys 3.9 writes: nothing tells the release that wrote it)
         cluster_id = run_module("kafka_cluster_info", **_conn(bootstrap_servers, zookeeper_connect))["cluster_id"]
-        properties = tmp_path / "broker.properties"
-        properties.write_text("process.roles=broker\nnode.id=2\ncontroller.listener.names=CONTROLLER\n"
+        properties = tmp_path / "node.properties"
+        properties.write_text("process.roles=broker,controller\nnode.id=2\ncontroller.listener.names=CONTROLLER\n"
+                              "listeners=CONTROLLER://localhost:19090,PLAINTEXT://localhost:19092\n"
                               "controller.quorum.bootstrap.servers=localhost:19090\n"
                               f"log.dirs={tmp_path / 'data'}\n")
         subprocess.run(["java", "-cp", f"{config.kafka_libs('4.4.0')}/*", "kafka.tools.StorageTool", "format",
-                        "-t", cluster_id, "-c", str(properties)], check=True, capture_output=True, timeout=120)
+                        "-t", cluster_id, "-c", str(properties), "--no-initial-controllers"], check=True,
+                       capture_output=True, timeout=120)
         packed = base64.b64encode(subprocess.run(["tar", "-cz", "-C", str(tmp_path / "data"), "."], check=True,
                                                  capture_output=True).stdout).decode()
         kafka4 = config.host("kafka4")
