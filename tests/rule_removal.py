@@ -142,7 +142,7 @@ RULES = [
     Rule("wait-fails-fast",
          "plugins/action/kafka_wait.py",
          '            if not result.get("retryable"):\n', "            if False:\n",
-         [T + "test_throttle_records.py::test_a_wait_against_a_name_that_does_not_resolve_fails_at_once"]),
+         [T + "long_throttle_records.py::test_a_wait_against_a_name_that_does_not_resolve_fails_at_once"]),
     Rule("throttle-removed-on-failure",
          "playbooks/tasks/catch_up_under_throttle.yml",
          "  always:\n    - name: Remove the replication throttle this run added",
@@ -152,7 +152,7 @@ RULES = [
     Rule("throttle-recorded-first",
          "plugins/modules/kafka_replication_throttle.py",
          "            write_record(path, added)\n", "            pass\n",
-         [T + "test_throttle_records.py::test_a_killed_rebuild_leaves_a_record_that_remove_throttles_removes_exactly"],
+         [T + "long_throttle_records.py::test_a_killed_rebuild_leaves_a_record_that_remove_throttles_removes_exactly"],
          heal="throttles"),
     # Runs without these rules do what the rule forbids to the lab's brokers; the heal puts them back.
     Rule("replace-registered",

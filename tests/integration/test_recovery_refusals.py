@@ -16,6 +16,7 @@ from test_recovery_playbooks import DATA_DIR, MIB, REPLACE, _conn, _data_listing
 from throttles import throttles_anywhere
 from unchanged import lab_state
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_versions
 from lab import config, faults
 from lab.cluster_settings import kafka_config
 from lab.traffic import delete_topic, fill
@@ -231,16 +232,21 @@ class TestReplaceWhileBroker2IsDown:
 
     def test_refuses_a_replacement_formatted_by_a_newer_kafka_storage(self, run_playbook, run_module, settings,
                                                                       bootstrap_servers, zookeeper_connect, tmp_path):
-        # kafka4's log dir formatted as node 2 of this cluster by 4.4.0's kafka-storage (run here), as a combined
-        # broker and controller: 4.4 records the metadata.version only where a controller runs (a broker's format is
-        # meta.properties alone, the same keys 3.9 writes: nothing tells the release that wrote it)
+        # kafka4's log dir formatted as node 2 of this cluster by a newer release's kafka-storage (run here), as a
+        # combined broker and controller: 4.x records the metadata.version only where a controller runs (a broker's
+        # format is meta.properties alone, the same keys 3.9 writes: nothing tells the release that wrote it)
+        lab_level, lab_name = kafka_versions.facts(config.KAFKA_VERSION)["metadata_version"]
+        newer = [r for r, facts in kafka_versions.VERSIONS.items() if facts["metadata_version"][0] > lab_level]
+        if not newer:
+            pytest.skip(f"the version table has no release newer than the lab's {config.KAFKA_VERSION}")
+        level = kafka_versions.facts(newer[-1])["metadata_version"][0]
         cluster_id = run_module("kafka_cluster_info", **_conn(bootstrap_servers, zookeeper_connect))["cluster_id"]
         properties = tmp_path / "node.properties"
         properties.write_text("process.roles=broker,controller\nnode.id=2\ncontroller.listener.names=CONTROLLER\n"
                               "listeners=CONTROLLER://localhost:19090,PLAINTEXT://localhost:19092\n"
                               "controller.quorum.bootstrap.servers=localhost:19090\n"
                               f"log.dirs={tmp_path / 'data'}\n")
-        subprocess.run(["java", "-cp", f"{config.kafka_libs('4.4.0')}/*", "kafka.tools.StorageTool", "format",
+        subprocess.run(["java", "-cp", f"{config.kafka_libs(newer[-1])}/*", "kafka.tools.StorageTool", "format",
                         "-t", cluster_id, "-c", str(properties), "--no-initial-controllers"], check=True,
                        capture_output=True, timeout=120)
         packed = base64.b64encode(subprocess.run(["tar", "-cz", "-C", str(tmp_path / "data"), "."], check=True,
@@ -254,8 +260,8 @@ class TestReplaceWhileBroker2IsDown:
         finally:
             ssh_run(kafka4, f"rm -rf {DATA_DIR}/meta.properties {DATA_DIR}/__cluster_metadata-0"
                             + ("" if existed else f" && rmdir {DATA_DIR}"))
-        assert (f"{DATA_DIR} was formatted at metadata.version level 33, above the highest Kafka 3.9.2 knows "
-                "(3.9-IV0, level 21)") in output
+        assert (f"{DATA_DIR} was formatted at metadata.version level {level}, above the highest Kafka "
+                f"{config.KAFKA_VERSION} knows ({lab_name}, level {lab_level})") in output
 
     def test_refuses_without_kafka_tools_before_anything_changes(self, run_playbook, settings):
         output = _refused(run_playbook, settings, "replace_broker.yml", *REPLACE, "-e", "kafka_tools_home=")
