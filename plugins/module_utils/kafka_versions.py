@@ -12,8 +12,9 @@ code. The roles, the archive builder (dist/build_kafka_archive.sh) and the lab r
   (KIP-853: --initial-controllers, controller.quorum.bootstrap.servers);
 - converts_quorum: whether a static quorum can be made dynamic on it (the kraft.version 1 upgrade: 4.1 and later);
 - removed: the server configs earlier releases had and this one refuses to start with;
-- metadata_version: the highest metadata.version it knows, (feature level, name): a metadata dir that kafka-storage
-  formatted at a higher level (a newer release's tool) is one it cannot read (read with dist/MetadataVersions.java).
+- metadata_version: its highest production metadata.version, (feature level, name), the one its kafka-storage
+  formats at: a metadata dir formatted at a higher level (a newer release's tool) is one it cannot read (read with
+  dist/MetadataVersions.java).
 KNOWN_BAD are releases the kit refuses by name, with the reason. Sources: Kafka's upgrade notes and compatibility
 matrix; the removed keys were read from the releases' own KafkaConfig (dist/ServerConfigNames.java).
 """
