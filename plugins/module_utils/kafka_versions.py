@@ -137,7 +137,7 @@ def newer_format_refusals(levels, version):
     records}."""
     highest, name = facts(version)["metadata_version"]
     return [refusal("version-newer-format", (
-        f"{path} was formatted at metadata.version level {level}, above the highest Kafka {version} knows ({name}, "
+        f"{path} was formatted at metadata.version level {level}, above the highest Kafka {version} runs ({name}, "
         f"level {highest}): a newer release's kafka-storage formatted it, and Kafka {version} cannot read it. Empty "
         "the dir (the playbook formats it with the cluster's release) and rerun."))
         for path, level in sorted(levels.items()) if level > highest]

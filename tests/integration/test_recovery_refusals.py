@@ -261,7 +261,7 @@ class TestReplaceWhileBroker2IsDown:
             ssh_run(kafka4, f"rm -rf {DATA_DIR}/meta.properties {DATA_DIR}/__cluster_metadata-0"
                             + ("" if existed else f" && rmdir {DATA_DIR}"))
         assert (f"{DATA_DIR} was formatted at metadata.version level {level}, above the highest Kafka "
-                f"{config.KAFKA_VERSION} knows ({lab_name}, level {lab_level})") in output
+                f"{config.KAFKA_VERSION} runs ({lab_name}, level {lab_level})") in output
 
     def test_refuses_without_kafka_tools_before_anything_changes(self, run_playbook, settings):
         output = _refused(run_playbook, settings, "replace_broker.yml", *REPLACE, "-e", "kafka_tools_home=")

@@ -145,4 +145,4 @@ def test_each_releases_format_level_is_its_table_entry_and_an_older_release_refu
                 ["version-newer-format"] if expected > facts["metadata_version"][0] else [])
     assert kafka_versions.newer_format_refusals(
         {"/d": kafka_versions.VERSIONS["4.4.0"]["metadata_version"][0]}, "3.9.2")[0]["message"].startswith(
-        "/d was formatted at metadata.version level 33, above the highest Kafka 3.9.2 knows (3.9-IV0, level 21)")
+        "/d was formatted at metadata.version level 33, above the highest Kafka 3.9.2 runs (3.9-IV0, level 21)")
