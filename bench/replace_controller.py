@@ -25,11 +25,11 @@ sys.path[:0] = [str(REPO), str(REPO / "tests" / "drills"), str(REPO / "tests" / 
 import drill  # noqa: E402
 from lab_hosts import quorum  # noqa: E402
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft, kafka_versions  # noqa: E402
 from canary.availability import unavailable_seconds  # noqa: E402
 from canary.ledger import read_acked, read_failed  # noqa: E402
 from lab import config, machines  # noqa: E402
 from lab.cli import up  # noqa: E402
-from plugins.module_utils import kafka_kraft, kafka_versions  # noqa: E402
 
 WORK = REPO / ".cache" / "drills" / "replace-controller"
 RATE = 200  # canary records per second

@@ -16,15 +16,12 @@ Run: make test-convert-quorum (takes the lab down and up with KAFKAOPS_LAB_KAFKA
 KAFKAOPS_LAB_METADATA_MODE=kraft; about 20 minutes)
 """
 
-import sys
 import time
 
 import drill
 
-sys.path.insert(0, str(drill.REPO))
-
-from lab import cluster_settings, config  # noqa: E402
-from plugins.module_utils import kafka_kraft, kafka_tools, kafka_versions  # noqa: E402
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft, kafka_tools, kafka_versions
+from lab import cluster_settings, config
 
 WORK = drill.REPO / ".cache" / "drills" / "convert-quorum"
 RATE = 200  # canary records per second

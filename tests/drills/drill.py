@@ -11,7 +11,8 @@ import time
 import uuid
 
 REPO = pathlib.Path(__file__).resolve().parent.parent.parent
-sys.path.insert(0, str(REPO))
+# the checkout, and the checkout as the collection kafkaops.toolkit (make setup links it under .cache/collections)
+sys.path[:0] = [str(REPO), str(REPO / ".cache" / "collections")]
 
 from canary import Canary, ensure_topic  # noqa: E402
 from lab import ansible, cluster_settings, config  # noqa: E402
