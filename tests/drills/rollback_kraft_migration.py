@@ -130,8 +130,9 @@ def main():
     start = time.time()
     _, seconds = playbook("playbooks/migrate_to_kraft.yml")
     _, finalize_s = playbook("playbooks/migrate_to_kraft.yml", "-e", "finalize=true")
-    figures["second_migration"] = {"wall_s": round(seconds + finalize_s)} | window(ledger, start, time.time())
-    assert canary.stop() == 0, "last canary: records never reported"
+    end = time.time()
+    assert canary.stop() == 0, "last canary: records never reported"  # first: a live ledger's segments move
+    figures["second_migration"] = {"wall_s": round(seconds + finalize_s)} | window(ledger, start, end)
     canaries.append(canary.summary())
     losses, last_problems = drill.validate(before, ledger, snapshots, WORK / "reports" / "second-migration",
                                            canaries)
