@@ -41,7 +41,7 @@ OUT = REPO / ".cache" / "rule-removal"
 DOC = REPO / "docs" / "safety-rules.md"
 BEGIN, END = "<!-- RULE-REMOVAL:BEGIN -->", "<!-- RULE-REMOVAL:END -->"
 T = "tests/integration/"
-REFUSALS = T + "test_recovery_refusals.py::"
+REFUSALS = T + "long_recovery_refusals.py::"
 REPLACE_DOWN = REFUSALS + "TestReplaceWhileBroker2IsDown::"
 
 
@@ -148,7 +148,7 @@ RULES = [
          "  always:\n    - name: Remove the replication throttle this run added",
          "  rescue:\n    - ansible.builtin.fail:\n        msg: removed\n"
          "    - name: Remove the replication throttle this run added",
-         [T + "test_recovery_playbooks.py::test_a_rebuild_that_fails_still_removes_its_throttle"], heal="throttles"),
+         [T + "long_recovery_playbooks.py::test_a_rebuild_that_fails_still_removes_its_throttle"], heal="throttles"),
     Rule("throttle-recorded-first",
          "plugins/modules/kafka_replication_throttle.py",
          "            write_record(path, added)\n", "            pass\n",
