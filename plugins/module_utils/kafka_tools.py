@@ -20,7 +20,7 @@ import os
 import subprocess
 import tempfile
 
-from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_connection
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_connection, kafka_versions
 
 LOG_DIRS_COMMAND = "org.apache.kafka.tools.LogDirsCommand"
 CONFIG_COMMAND = "kafka.admin.ConfigCommand"
@@ -158,6 +158,7 @@ def read_metadata_levels(kafka_tools_home, dirs, timeout):
     """{dir: parse_metadata_level} of the dirs (kafka_identity.report rows) that hold a bootstrap checkpoint, decoded
     with Kafka's DumpLogSegments from kafka_tools_home; dirs whose checkpoint records no level are left out."""
     levels = {}
+    commands = list(DUMP_LOG_COMMANDS)  # the first that kafka_tools_home has, found once
     for d in dirs:
         if not d.get("bootstrap"):
             continue
@@ -166,17 +167,31 @@ def read_metadata_levels(kafka_tools_home, dirs, timeout):
             snapshot = os.path.join(scratch, "00000000000000000000-0000000000.checkpoint")
             with open(snapshot, "wb") as handle:
                 handle.write(base64.b64decode(d["bootstrap"]))
-            args = ["--cluster-metadata-decoder", "--files", snapshot]
-            try:
-                output = run_tool(kafka_tools_home, DUMP_LOG_COMMANDS[0], args, timeout)
-            except RuntimeError as exc:
-                if "Could not find or load main class" not in str(exc):
-                    raise
-                output = run_tool(kafka_tools_home, DUMP_LOG_COMMANDS[1], args, timeout)
+            while True:
+                try:
+                    output = run_tool(kafka_tools_home, commands[0], ["--cluster-metadata-decoder", "--files",
+                                                                      snapshot], timeout)
+                    break
+                except RuntimeError as exc:
+                    if "Could not find or load main class" not in str(exc) or len(commands) == 1:
+                        raise
+                    commands.pop(0)
         level = parse_metadata_level(output)
         if level is not None:
             levels[d["path"]] = level
     return levels
+
+
+def newer_format_refusals(kafka_tools_home, dirs, version, timeout):
+    """kafka_versions.newer_format_refusals of the dirs (kafka_identity.report rows), their levels read by
+    read_metadata_levels; RuntimeError naming the dirs when they cannot be read."""
+    try:
+        levels = read_metadata_levels(kafka_tools_home, dirs, timeout)
+    except Exception as exc:
+        paths = ", ".join(d["path"] for d in dirs if d.get("bootstrap"))
+        raise RuntimeError(f"cannot read the metadata.version {paths} was formatted at: "
+                           f"{kafka_connection.describe_error(exc)}") from exc
+    return kafka_versions.newer_format_refusals(levels, version)
 
 
 def _private_file(prefix, suffix, text):

@@ -135,7 +135,7 @@ plan:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft, kafka_tools, kafka_versions
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft, kafka_tools
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     BROKER_CONNECTION_ARGS,
     admin_config,
@@ -165,15 +165,15 @@ def main():
         module.fail_json(msg=f"cannot read the KRaft quorum through {p['bootstrap_servers']}: {describe_error(exc)}")
     metadata = p["replacement_metadata"]
     try:
-        levels = kafka_tools.read_metadata_levels(p["kafka_tools_home"], p["replacement_dirs"], p["request_timeout"])
-    except Exception as exc:
-        module.fail_json(msg=f"cannot read the metadata.version the replacement's dir was formatted at: "
-                             f"{describe_error(exc)}")
+        format_refusals = kafka_tools.newer_format_refusals(p["kafka_tools_home"], p["replacement_dirs"],
+                                                            p["kafka_version"], p["request_timeout"])
+    except RuntimeError as exc:
+        module.fail_json(msg=str(exc))
     plan = kafka_kraft.replace_controller_plan(
         quorum["replication"], p["node_id"],
         {"state": metadata["state"], "cluster_id": metadata.get("cluster_id") or None,
          "directory_id": metadata.get("directory_id") or None, "identity": p["replacement_identity"],
-         "refusals": kafka_versions.newer_format_refusals(levels, p["kafka_version"]),
+         "refusals": format_refusals,
          "running": p["replacement_running"]},
         quorum["status"]["cluster_id"], p["max_lag"], p["failed_host_running"], p["fence_failed_host"])
     module.exit_json(changed=False, leader_id=quorum["status"]["leader_id"], cluster_id=quorum["status"]["cluster_id"],

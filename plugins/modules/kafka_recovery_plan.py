@@ -150,7 +150,7 @@ cluster_id:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_recovery, kafka_tools, kafka_versions
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_recovery, kafka_tools
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import (
     CONNECTION_ARGS,
     describe_error,
@@ -190,18 +190,17 @@ def main():
         host, port = p["replacement_endpoint"]
         tools_problem = kafka_tools.tools_problem(p["kafka_tools_home"])
         try:  # without the tools, their refusal stands for this check too
-            levels = {} if tools_problem else kafka_tools.read_metadata_levels(
-                p["kafka_tools_home"], p["dirs"], p["request_timeout"])
-        except Exception as exc:
-            module.fail_json(msg=f"cannot read the metadata.version the replacement's log dirs were formatted at: "
-                                 f"{describe_error(exc)}")
+            format_refusals = [] if tools_problem else kafka_tools.newer_format_refusals(
+                p["kafka_tools_home"], p["dirs"], p["kafka_version"], p["request_timeout"])
+        except RuntimeError as exc:
+            module.fail_json(msg=str(exc))
         decision = kafka_recovery.replace_decision(state, dict(
             failed_id=p["broker_id"], failed_host=p["host"], replacement_host=p["replacement_host"],
             replacement_endpoint=(host, int(port)), fence_failed_host=p["fence_failed_host"],
             failed_host_reachable=p["failed_host_reachable"],
             accept_offline_partitions=p["accept_offline_partitions"], replacement_active=p["replacement_active"],
             replacement_identity=p["identity"], tools_problem=tools_problem,
-            format_refusals=kafka_versions.newer_format_refusals(levels, p["kafka_version"])))
+            format_refusals=format_refusals))
     else:
         decision = kafka_recovery.rebuild_decision(state, dict(
             broker_id=p["broker_id"], host=p["host"], identity=p["identity"], keep_old_data=p["keep_old_data"],

@@ -143,6 +143,12 @@ def test_each_releases_format_level_is_its_table_entry_and_an_older_release_refu
             refused = kafka_versions.newer_format_refusals({meta_dir: expected}, cluster_release)
             assert [r["rule"] for r in refused] == (
                 ["version-newer-format"] if expected > facts["metadata_version"][0] else [])
+        # what the plan modules call: the levels read, then the same decision
+        assert kafka_tools.newer_format_refusals(tools_home, dirs, "3.9.2", 60) == \
+            kafka_versions.newer_format_refusals({meta_dir: expected}, "3.9.2")
+        with pytest.raises(RuntimeError, match=f"cannot read the metadata.version {meta_dir} was formatted at: "
+                                               "kafka_tools_home .* must be a Kafka distribution"):
+            kafka_tools.newer_format_refusals(str(tmp_path / "no-tools"), dirs, release, 60)
     assert kafka_versions.newer_format_refusals(
         {"/d": kafka_versions.VERSIONS["4.4.0"]["metadata_version"][0]}, "3.9.2")[0]["message"].startswith(
         "/d was formatted at metadata.version level 33, above the highest Kafka 3.9.2 runs (3.9-IV0, level 21)")
