@@ -1,5 +1,5 @@
-"""Every refusal of rebuild_broker.yml and replace_broker.yml on the lab (make test-long): the cause is made real, the run
-is refused with the rule's message, and it changes nothing (unchanged.lab_state: every host's services,
+"""Every refusal of rebuild_broker.yml and replace_broker.yml on the lab (make test-long): the cause is made real,
+the run is refused with the rule's message, and it changes nothing (unchanged.lab_state: every host's services,
 config files and data dirs, the registrations and dynamic configs in ZooKeeper, the throttles)."""
 
 import base64

@@ -1,8 +1,8 @@
 """playbooks/rebuild_broker.yml and playbooks/replace_broker.yml on the lab: check mode, a throttle that
 holds, and a replacement under load that loses nothing (make test-long: long_recovery_playbooks.py, a failed
-rebuild's throttle removed and a live broker fenced; long_recovery_refusals.py, their refusals). The same tests run on the ZooKeeper lab (make test) and the KRaft lab (make
-test-kraft): there the rebuilt and the new broker's log dirs are formatted, and a stopped broker's rate waits
-until it runs.
+rebuild's throttle removed and a live broker fenced; long_recovery_refusals.py, their refusals). The same tests
+run on the ZooKeeper lab (make test) and the KRaft lab (make test-kraft): there the rebuilt and the new broker's
+log dirs are formatted, and a stopped broker's rate waits until it runs.
 
 The replacement runs last: it powers kafka2 off and brings kafka4 in as broker 2, and puts the lab back
 as it was afterwards (kafka4 a spare again, kafka2 booted as broker 2)."""
