@@ -158,7 +158,6 @@ def read_metadata_levels(kafka_tools_home, dirs, timeout):
     """{dir: parse_metadata_level} of the dirs (kafka_identity.report rows) that hold a bootstrap checkpoint, decoded
     with Kafka's DumpLogSegments from kafka_tools_home; dirs whose checkpoint records no level are left out."""
     levels = {}
-    commands = list(DUMP_LOG_COMMANDS)  # the first that kafka_tools_home has, found once
     for d in dirs:
         if not d.get("bootstrap"):
             continue
@@ -167,15 +166,13 @@ def read_metadata_levels(kafka_tools_home, dirs, timeout):
             snapshot = os.path.join(scratch, "00000000000000000000-0000000000.checkpoint")
             with open(snapshot, "wb") as handle:
                 handle.write(base64.b64decode(d["bootstrap"]))
-            while True:
-                try:
-                    output = run_tool(kafka_tools_home, commands[0], ["--cluster-metadata-decoder", "--files",
-                                                                      snapshot], timeout)
-                    break
-                except RuntimeError as exc:
-                    if "Could not find or load main class" not in str(exc) or len(commands) == 1:
-                        raise
-                    commands.pop(0)
+            args = ["--cluster-metadata-decoder", "--files", snapshot]
+            try:
+                output = run_tool(kafka_tools_home, DUMP_LOG_COMMANDS[0], args, timeout)
+            except RuntimeError as exc:
+                if "Could not find or load main class" not in str(exc):
+                    raise
+                output = run_tool(kafka_tools_home, DUMP_LOG_COMMANDS[1], args, timeout)
         level = parse_metadata_level(output)
         if level is not None:
             levels[d["path"]] = level
