@@ -12,6 +12,8 @@ import pathlib
 import sys
 import time
 
+from confluent_kafka.admin import AdminClient
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
@@ -19,7 +21,7 @@ sys.path.insert(0, str(REPO))
 from canary import Canary, ensure_topic  # noqa: E402
 from canary.marks import PLAYBOOK_MARKS, add_mark  # noqa: E402
 from lab import ansible, cluster_settings, config, machines  # noqa: E402
-from lab.cluster_settings import kafka_config, kazoo_client  # noqa: E402
+from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.traffic import fill  # noqa: E402
 
 DATA_TOPIC = "demo-orders"      # data already there, for the replacement to copy
@@ -41,21 +43,21 @@ def playbook(name, *args, marks=None):
     return ansible.run(command, env=env, capture=False).returncode
 
 
-def wait_until_deregistered(zookeeper, broker_id):
-    zk = kazoo_client(zookeeper)
-    zk.start(timeout=15)
+def wait_until_deregistered(broker_id):
+    """Until the cluster's metadata no longer lists the broker as live: its ZooKeeper session expired, or (KRaft)
+    the controller fenced it for missed heartbeats."""
+    admin = AdminClient(kafka_config())
     started = time.monotonic()
-    while zk.exists(f"/brokers/ids/{broker_id}"):
-        print(f"  broker {broker_id} still registered: its ZooKeeper session has not expired yet "
+    while broker_id in admin.list_topics(timeout=15).brokers:
+        print(f"  broker {broker_id} still registered: its session has not expired yet "
               f"({time.monotonic() - started:.0f}s)", flush=True)
         time.sleep(3)
-    zk.stop()
-    print(f"  broker {broker_id} left /brokers/ids after {time.monotonic() - started:.0f}s", flush=True)
+    print(f"  broker {broker_id} left the live brokers after {time.monotonic() - started:.0f}s", flush=True)
 
 
 def main():
     settings = cluster_settings.load()
-    bootstrap, zookeeper = settings["bootstrap_servers"], settings["zookeeper_connect"]
+    bootstrap = settings["bootstrap_servers"]
     run_dir = REPO / ".cache" / "demo" / datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
     run_dir.mkdir(parents=True)
     snapshots, ledger, report = run_dir / "snapshots", run_dir / "ledger", run_dir / "report"
@@ -80,7 +82,7 @@ def main():
     step("kafka2 loses power (no clean shutdown)")
     add_mark(marks, "kafka2 loses power")
     machines.power_off(config.host("kafka2"))
-    wait_until_deregistered(zookeeper, 2)
+    wait_until_deregistered(2)
 
     replaced = playbook("replace_broker.yml", "-e", "failed_host=kafka2", "-e", "replacement_host=kafka4",
                         "-e", f"replication_throttle_bytes_per_sec={THROTTLE}", marks=marks)

@@ -42,9 +42,15 @@ _DIRECTORY_IDS = uuid.UUID("6a3c1d9e-6f0b-4c55-9a1e-2f7d4b8c0e51")
 
 def directory_id(cluster_id, node_id):
     """The metadata dir id (a Kafka Uuid: 22 characters of URL-safe base64) of controller node_id in a new dynamic
-    quorum of cluster_id."""
-    raw = uuid.uuid5(_DIRECTORY_IDS, f"{cluster_id}/{int(node_id)}").bytes
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+    quorum of cluster_id. Never one that starts with '-', which Kafka's Uuid.randomUuid skips too: a command line
+    would read it as an option (remove-controller --controller-directory-id -HpH... fails on the 4.4 tools)."""
+    attempt = 0
+    while True:
+        raw = uuid.uuid5(_DIRECTORY_IDS, f"{cluster_id}/{int(node_id)}" + (f"/{attempt}" if attempt else "")).bytes
+        encoded = base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+        if not encoded.startswith("-"):
+            return encoded
+        attempt += 1
 
 
 def initial_controllers(cluster_id, endpoints, node_ids):

@@ -206,8 +206,11 @@ def test_a_zookeeper_deploy_over_the_kraft_cluster_is_refused_and_nothing_change
     before = lab_state(settings)
     run = run_playbook("site.yml", env={"KAFKAOPS_LAB_METADATA_MODE": "zookeeper"})
     assert run.returncode != 0
-    assert ("[mode-change-by-migration-only] it runs in KRaft mode (process.roles) and kafka_metadata_mode is "
-            "zookeeper") in run.output
+    if kafka_versions.facts(config.KAFKA_VERSION)["zookeeper"]:
+        assert ("[mode-change-by-migration-only] it runs in KRaft mode (process.roles) and kafka_metadata_mode is "
+                "zookeeper") in run.output
+    else:  # a release without ZooKeeper mode refuses it before it reads any host's mode
+        assert f"[version-zookeeper-on-4] Kafka {config.KAFKA_VERSION} has no ZooKeeper mode" in run.output
     assert lab_state(settings) == before
 
 

@@ -241,6 +241,13 @@ def test_a_dynamic_quorum_s_first_voters_have_directory_ids_a_rerun_gives_again(
     assert kk.directory_id("another-cluster-id0000", 9001) != ids[0]
 
 
+def test_no_directory_id_starts_with_a_dash_which_a_command_line_reads_as_an_option():
+    # the 4.4 lab's cluster: voter 9001 got -HpH34LCVle11zT2tnFOKA, and remove-controller refused its argument
+    assert not kk.directory_id("KywY0VHBQTKLaZzs9kevEQ", 9001).startswith("-")
+    assert kk.directory_id("KywY0VHBQTKLaZzs9kevEQ", 9002) == "A4T8eB79UHyHir37fUn65g"  # others unchanged
+    assert not any(kk.directory_id("KywY0VHBQTKLaZzs9kevEQ", n).startswith("-") for n in range(5000))
+
+
 def _quorum(dirs, lags, leader=9001, observers=()):
     """Rows of a dynamic quorum: voters {node id: directory id} with lags {node id: lag}, observers (id, dir)."""
     rows = [{"node_id": node, "directory_id": d, "log_end_offset": 100 - lags.get(node, 0), "lag": lags.get(node, 0),
