@@ -13,7 +13,7 @@ shift
 facts() {  # facts [VERSION]: the releases of the version table, or how VERSION logs
   PYTHONPATH="$here/../.cache/collections" python3 -c 'import sys
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_versions
-print(kafka_versions.facts(sys.argv[1])["logging"]["name"] if sys.argv[1:] else " ".join(kafka_versions.VERSIONS))' "$@"
+print(kafka_versions.facts(sys.argv[1])["logging"]["name"] if sys.argv[1:] else " ".join(kafka_versions.RELEASES))' "$@"
 }
 versions=("$@")
 [[ ${#versions[@]} -gt 0 ]] || read -r -a versions <<< "$(facts)"
@@ -35,14 +35,18 @@ build() {
       -DincludeScope=runtime -DoutputDirectory="$libs"
     # The official archive ships no logback; ZooKeeper must log through the broker's backend.
     rm -f "$libs"/logback-*.jar
+    # The SLF4J binding: 2.8 to 3.9 bring one through kafka-tools (slf4j-log4j12 up to 3.0, slf4j-reload4j after;
+    # slf4j-reload4j of 2.8's slf4j-api 1.7.30 does not exist), 4.x none.
     local binding
-    if [[ $logging == log4j ]]; then
-      binding="org.slf4j:slf4j-reload4j:$(jar_version "$libs" slf4j-api)"
-    else
-      binding="org.apache.logging.log4j:log4j-slf4j-impl:$(jar_version "$libs" log4j-core)"
+    if ! ls "$libs" | grep -qE '^(slf4j-log4j12|slf4j-reload4j|log4j-slf4j-impl)-[0-9]'; then
+      if [[ $logging == log4j ]]; then
+        binding="org.slf4j:slf4j-reload4j:$(jar_version "$libs" slf4j-api)"
+      else
+        binding="org.apache.logging.log4j:log4j-slf4j-impl:$(jar_version "$libs" log4j-core)"
+      fi
+      mvn -B -q -f "$here/pom.xml" -Dkafka.version="$version" dependency:copy -Dartifact="$binding" \
+        -DoutputDirectory="$libs"
     fi
-    mvn -B -q -f "$here/pom.xml" -Dkafka.version="$version" dependency:copy -Dartifact="$binding" \
-      -DoutputDirectory="$libs"
     echo "$version" > "$work/$name/config/VERSION"
     # Reproducible archive: fixed order, owner and mtime, so the same jars give the same sha256.
     tar --sort=name --owner=0 --group=0 --numeric-owner --mtime='2000-01-01 00:00Z' \

@@ -104,6 +104,7 @@ RULES = {
     "version-known-bad": "a known-bad Kafka release is refused by name, with the reason",
     "version-zookeeper-on-4": "a Kafka release without ZooKeeper mode is refused on a ZooKeeper cluster (migrate on "
                               "3.9 first)",
+    "version-kraft-too-old": "a KRaft cluster of a line before 3.9 is refused (the kit runs KRaft on 3.9 and 4.x)",
     "version-removed-config": "a server config the release removed is refused in the inventory's extra properties",
     "version-java-too-old": "Java below the release's on a host or on the Ansible controller is refused",
     "version-newer-format": "replace and replace_controller.yml refuse a replacement disk formatted by a newer "

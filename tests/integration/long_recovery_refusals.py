@@ -236,7 +236,7 @@ class TestReplaceWhileBroker2IsDown:
         # combined broker and controller: 4.x records the metadata.version only where a controller runs (a broker's
         # format is meta.properties alone, the same keys 3.9 writes: nothing tells the release that wrote it)
         lab_level, lab_name = kafka_versions.facts(config.KAFKA_VERSION)["metadata_version"]
-        newer = [r for r, facts in kafka_versions.VERSIONS.items() if facts["metadata_version"][0] > lab_level]
+        newer = [r for r in kafka_versions.RELEASES if kafka_versions.facts(r)["metadata_version"][0] > lab_level]
         if not newer:
             pytest.skip(f"the version table has no release newer than the lab's {config.KAFKA_VERSION}")
         level = kafka_versions.facts(newer[-1])["metadata_version"][0]

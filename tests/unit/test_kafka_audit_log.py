@@ -32,7 +32,7 @@ def _config(release, folder):
     return folder / "audit.json", "AuditFilter2.java"
 
 
-@pytest.mark.parametrize("release", kafka_versions.VERSIONS)
+@pytest.mark.parametrize("release", kafka_versions.RELEASES)
 def test_changes_and_denials_are_kept_reads_and_writes_dropped(tmp_path, release):
     libs = config.kafka_libs(release)
     assert libs.is_dir(), f"{libs} missing: run make setup"

@@ -33,7 +33,7 @@ def test_subjects_read_as_kafka_reads_them():
     assert rfc2253(p.admin_subject(3, "prod")) == "CN=kafkaops-admin,OU=kafkaops-admin-g3,O=prod"
 
 
-@pytest.mark.parametrize("release", kafka_versions.VERSIONS)
+@pytest.mark.parametrize("release", kafka_versions.RELEASES)
 def test_only_this_clusters_members_and_accepted_admin_generations_get_a_principal(release):
     rules = p.mapping_rules("prod.eu-1", "kafka-cluster", "kafkaops-admin", [2, 3])
     cases = {

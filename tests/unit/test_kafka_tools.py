@@ -133,13 +133,14 @@ def test_each_releases_format_level_is_its_table_entry_and_an_older_release_refu
     # The table's level is what the release's own kafka-storage formats at, read back by each release's own
     # DumpLogSegments (either may be kafka_tools_home); a release refuses only a format above its own level.
     from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_identity, kafka_versions
-    formatted = {release: _format(release, tmp_path / release) for release in kafka_versions.VERSIONS}
+    formatted = {release: _format(release, tmp_path / release) for release in kafka_versions.RELEASES}
     for release, (_, meta_dir) in formatted.items():
         dirs = kafka_identity.report([kafka_identity.read_meta(meta_dir)], 1)
-        expected = kafka_versions.VERSIONS[release]["metadata_version"][0]
+        expected = kafka_versions.facts(release)["metadata_version"][0]
         for tools_home, _ in formatted.values():
             assert kafka_tools.read_metadata_levels(tools_home, dirs, 60) == {meta_dir: expected}
-        for cluster_release, facts in kafka_versions.VERSIONS.items():
+        for cluster_release in kafka_versions.RELEASES:
+            facts = kafka_versions.facts(cluster_release)
             refused = kafka_versions.newer_format_refusals({meta_dir: expected}, cluster_release)
             assert [r["rule"] for r in refused] == (
                 ["version-newer-format"] if expected > facts["metadata_version"][0] else [])
@@ -150,5 +151,5 @@ def test_each_releases_format_level_is_its_table_entry_and_an_older_release_refu
                                                "kafka_tools_home .* must be a Kafka distribution"):
             kafka_tools.newer_format_refusals(str(tmp_path / "no-tools"), dirs, release, 60)
     assert kafka_versions.newer_format_refusals(
-        {"/d": kafka_versions.VERSIONS["4.4.0"]["metadata_version"][0]}, "3.9.2")[0]["message"].startswith(
+        {"/d": kafka_versions.facts("4.4.0")["metadata_version"][0]}, "3.9.2")[0]["message"].startswith(
         "/d was formatted at metadata.version level 33, above the highest Kafka 3.9.2 runs (3.9-IV0, level 21)")

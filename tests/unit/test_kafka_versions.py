@@ -23,19 +23,34 @@ def test_java_major_reads_the_old_and_the_new_numbering():
     assert kv.java_major("bash: java: command not found") is None
 
 
-def test_every_release_has_every_fact():
-    keys = {"zookeeper", "java", "logging", "tools", "quorum", "converts_quorum", "removed", "metadata_version"}
-    for version, entry in kv.VERSIONS.items():
-        assert set(entry) == keys, version
+def test_every_line_has_every_fact():
+    keys = {"zookeeper", "kraft", "java", "logging", "tools", "quorum", "converts_quorum", "removed", "ibp",
+            "metadata_version", "zookeeper_release"}
+    for name, entry in kv.LINES.items():
+        assert set(entry) == keys, name
         assert entry["logging"]["name"] in ("log4j", "log4j2")
         assert (REPO / "roles" / "kafka_broker" / "templates" / f"{entry['logging']['file']}.j2").is_file()
         assert (REPO / "roles" / "kafka_controller" / "templates" / f"{entry['logging']['file']}.j2").is_file()
         assert entry["quorum"] in ("static", "dynamic")
         assert isinstance(entry["converts_quorum"], bool)
-        assert {"storage", "metadata_quorum", "jmx"} <= set(entry["tools"])
+        assert "jmx" in entry["tools"]
+        assert {"storage", "metadata_quorum"} <= set(entry["tools"]) or not entry["kraft"]
         assert ("zk_security_migrator" in entry["tools"]) == entry["zookeeper"]
-        level, name = entry["metadata_version"]  # test_kafka_tools.py shows the level is the release's own format
-        assert isinstance(level, int) and name.startswith(version.rsplit(".", 1)[0] + "-IV")
+        assert (entry["ibp"] == name) == entry["zookeeper"]
+        assert (entry["zookeeper_release"] is None) != entry["zookeeper"]
+        level, version = entry["metadata_version"]  # test_kafka_tools.py shows the level is the release's own format
+        assert isinstance(level, int) and version.startswith(name + "-IV")
+    # ordered by release, each line's metadata.version above the one before (the order upgrades go)
+    assert [entry["metadata_version"][0] for entry in kv.LINES.values()] == sorted(
+        entry["metadata_version"][0] for entry in kv.LINES.values())
+
+
+def test_a_release_s_facts_are_its_line_s_and_the_built_releases_are_lines_of_the_table():
+    assert kv.line("3.6.2") == "3.6" and kv.line("10.0.1") == "10.0"
+    assert [kv.line(v) for v in ("3.6", "3.6.2-rc1", "", None, "a.b.c")] == [None] * 5
+    assert kv.facts("3.6.0") is kv.facts("3.6.2") is kv.LINES["3.6"]
+    assert all(kv.line(release) in kv.LINES for release in kv.RELEASES)
+    assert kv.facts("2.8.2")["ibp"] == "2.8" and kv.facts("2.8.2")["zookeeper_release"] == "3.5.9"
 
 
 def test_4_x_is_kraft_only_on_java_17_with_log4j2_and_without_zookeeper_s_tools():
@@ -48,10 +63,20 @@ def test_4_x_is_kraft_only_on_java_17_with_log4j2_and_without_zookeeper_s_tools(
     assert named_in_the_upgrade_notes <= set(entry["removed"])
 
 
-def test_an_unknown_release_names_the_ones_the_kit_runs():
-    with pytest.raises(ValueError, match=r"3\.9\.2, 4\.4\.0"):
-        kv.facts("3.8.1")
-    assert rules(kv.version_refusals("3.8.1", "zookeeper", [], {})) == ["version-unknown"]
+def test_an_unknown_release_names_the_lines_the_kit_runs():
+    with pytest.raises(ValueError, match=r"lines 2\.8, 3\.0, .*, 3\.9, 4\.4\)"):
+        kv.facts("2.7.2")
+    for unknown in ("2.7.2", "4.5.0", "3.9"):
+        assert rules(kv.version_refusals(unknown, "zookeeper", [], {})) == ["version-unknown"]
+    assert kv.version_refusals("3.8.1", "zookeeper", [], {}) == []
+
+
+def test_kraft_before_3_9_is_refused_and_zookeeper_mode_from_2_8_is_not():
+    problems = kv.version_refusals("3.6.2", "kraft", [], {})
+    assert rules(problems) == ["version-kraft-too-old"]
+    assert "upgrade_kafka.yml" in problems[0]["message"] and "migrate_to_kraft.yml" in problems[0]["message"]
+    assert kv.version_refusals("2.8.2", "zookeeper", [], {"kafka1": JAVA_8}) == []
+    assert kv.version_refusals("3.9.2", "kraft", [], {}) == []
 
 
 def test_a_known_bad_release_is_refused_by_name():

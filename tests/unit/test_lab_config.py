@@ -63,4 +63,4 @@ def test_the_lab_runs_one_release_of_the_version_table_and_its_inventory_the_sam
     inventory_default = re.search(r"KAFKAOPS_LAB_KAFKA_VERSION'\) \| default\('([^']+)'", inventory).group(1)
     lab_default = re.search(r'"KAFKAOPS_LAB_KAFKA_VERSION"\) or "([^"]+)"', pathlib.Path(config.__file__).read_text())
     assert lab_default.group(1) == inventory_default
-    assert inventory_default in kafka_versions.VERSIONS
+    assert inventory_default in kafka_versions.RELEASES
