@@ -20,7 +20,11 @@ The roles, the archive builder (dist/build_kafka_archive.sh) and the lab read th
 - metadata_version: its highest production metadata.version, (feature level, name): for a KRaft line the one its
   kafka-storage formats at (a metadata dir formatted at a higher level, by a newer release's tool, is one it cannot
   read: dist/MetadataVersions.java), for every line the full version its ibp stands for;
-- zookeeper_release: the ZooKeeper its jars bring (3.9's upgrade notes want the ensemble at 3.8.3 or later first).
+- zookeeper_release: the ZooKeeper its jars bring (3.9's upgrade notes want the ensemble at 3.8.3 or later first);
+- features: the features an upgrade to it finalizes, {name: level} (KRaft lines), the levels its kafka-storage
+  formats a new cluster at except kraft.version (convert_quorum_to_dynamic.yml's).
+METADATA_CHANGES are the metadata.version levels that change metadata (4.4.0's MetadataVersion.didMetadataChange):
+raising metadata.version across one cannot be undone.
 RELEASES are the releases the kit builds (make setup) and deploys new clusters with; the lab's legacy releases are
 built on demand. KNOWN_BAD are releases the kit refuses by name, with the reason. Sources: Kafka's upgrade notes and
 compatibility matrix, the releases' own jars (docs/design/upgrade-research.md); the removed keys were read from the
@@ -65,7 +69,7 @@ def _zookeeper_line(ibp, metadata_version, zookeeper_release, jmx="org.apache.ka
     """A 2.8-3.8 line: ZooKeeper mode only as far as the kit goes, Java 8, log4j 1.x syntax."""
     return {"zookeeper": True, "kraft": False, "java": 8, "logging": _LOG4J,
             "tools": {**_ZOOKEEPER_TOOLS, "jmx": jmx}, "quorum": "static", "converts_quorum": False, "removed": (),
-            "ibp": ibp, "metadata_version": metadata_version, "zookeeper_release": zookeeper_release}
+            "ibp": ibp, "metadata_version": metadata_version, "zookeeper_release": zookeeper_release, "features": {}}
 
 
 _OLD_JMX = "kafka.tools.JmxTool"  # moved to org.apache.kafka.tools in 3.5
@@ -84,11 +88,15 @@ LINES = {
     "3.8": _zookeeper_line("3.8", (20, "3.8-IV0"), "3.8.4"),
     "3.9": {"zookeeper": True, "kraft": True, "java": 8, "logging": _LOG4J, "tools": _TOOLS_3, "quorum": "static",
             "converts_quorum": False, "removed": (), "ibp": "3.9", "metadata_version": (21, "3.9-IV0"),
-            "zookeeper_release": "3.8.4"},
+            "zookeeper_release": "3.8.4", "features": {"metadata.version": 21}},
     "4.4": {"zookeeper": False, "kraft": True, "java": 17, "logging": _LOG4J2, "tools": _TOOLS_4, "quorum": "dynamic",
             "converts_quorum": True, "removed": REMOVED_IN_4, "ibp": None, "metadata_version": (33, "4.4-IV2"),
-            "zookeeper_release": None},
+            "zookeeper_release": None,
+            "features": {"metadata.version": 33, "eligible.leader.replicas.version": 1, "group.version": 1,
+                         "share.version": 2, "streams.version": 1, "transaction.version": 2}},
 }
+
+METADATA_CHANGES = (23, 30, 32, 33)  # 4.0-IV1, 4.3-IV0, 4.4-IV1, 4.4-IV2
 
 RELEASES = ("3.9.2", "4.4.0")
 

@@ -109,6 +109,15 @@ RULES = {
     "version-java-too-old": "Java below the release's on a host or on the Ansible controller is refused",
     "version-newer-format": "replace and replace_controller.yml refuse a replacement disk formatted by a newer "
                             "kafka-storage than the cluster's release",
+    # Rolling version upgrades (kafka_upgrade.py)
+    "upgrade-node-down": "an upgrade refuses a cluster with a node that does not run",
+    "upgrade-mixed-releases": "an upgrade refuses a cluster of several releases that is not mid-upgrade to the target",
+    "upgrade-downgrade": "an upgrade refuses a target older than the release the cluster runs (rollback_upgrade.yml)",
+    "upgrade-under-replicated": "an upgrade refuses to start while partitions are under-replicated",
+    "upgrade-stale-registration": "the features are raised only when every registration is a node of the inventory",
+    "upgrade-feature-unsupported": "the features are raised only when every node supports their levels",
+    "rollback-upgrade-nothing-recorded": "rollback_upgrade.yml refuses a cluster with no upgrade recorded",
+    "rollback-upgrade-irreversible": "rollback_upgrade.yml refuses once the upgrade's irreversible step was taken",
     # Secure defaults (security_exposures.py)
     "secure-default-off-on-purpose": "a secure default is turned off only when kafka_security_exposures_accepted "
                                      "names it (the roles' preflights)",

@@ -25,7 +25,7 @@ def test_java_major_reads_the_old_and_the_new_numbering():
 
 def test_every_line_has_every_fact():
     keys = {"zookeeper", "kraft", "java", "logging", "tools", "quorum", "converts_quorum", "removed", "ibp",
-            "metadata_version", "zookeeper_release"}
+            "metadata_version", "zookeeper_release", "features"}
     for name, entry in kv.LINES.items():
         assert set(entry) == keys, name
         assert entry["logging"]["name"] in ("log4j", "log4j2")

@@ -1,0 +1,170 @@
+"""The rolling upgrade's decisions (module_utils/kafka_upgrade), on hand-written cluster states."""
+
+from plugins.module_utils import kafka_upgrade as ku
+
+FEATURES_44 = {"metadata.version": 33, "eligible.leader.replicas.version": 1, "group.version": 1,
+               "share.version": 2, "streams.version": 1, "transaction.version": 2}
+
+
+def node(role, release, ibp=None, settled=True, running=True):
+    return {"role": role, "release": release, "ibp": ibp, "settled": settled, "running": running}
+
+
+def zookeeper_cluster(brokers=("3.6.2",) * 3, zookeeper=("3.6.2",) * 3, ibps=(None,) * 3, **changes):
+    nodes = {f"zk{i + 1}": node("zookeeper", r) for i, r in enumerate(zookeeper)}
+    pairs = enumerate(zip(brokers, ibps, strict=True))
+    nodes.update({f"kafka{i + 1}": node("broker", r, ibp) for i, (r, ibp) in pairs})
+    for host, change in changes.items():
+        nodes[host].update(change)
+    return {"mode": "zookeeper", "nodes": nodes, "under_replicated": []}
+
+
+def kraft_cluster(controllers=("3.9.2",) * 3, brokers=("3.9.2",) * 3, features=None, registrations=None):
+    nodes = {f"ctrl{i + 1}": node("controller", r) for i, r in enumerate(controllers)}
+    nodes.update({f"kafka{i + 1}": node("broker", r) for i, r in enumerate(brokers)})
+    return {"mode": "kraft", "nodes": nodes, "under_replicated": [],
+            "features": {"metadata.version": 21} if features is None else features,
+            "registrations": registrations if registrations is not None else {
+                i: {"host": h, "supported": dict(FEATURES_44)} for i, h in enumerate(nodes)}}
+
+
+def rules(result):
+    return [r["rule"] for r in result["refusals"]]
+
+
+def steps(result):
+    return [(s["step"], s["hosts"]) for s in result["steps"]]
+
+
+def test_zookeeper_mode_to_3_9_rolls_the_ensemble_then_the_brokers_pinned_and_stops_before_the_ibp():
+    plan = ku.upgrade_plan(zookeeper_cluster(), "3.9.2")
+    assert rules(plan) == [] and plan["record"] == {"from": "3.6.2", "to": "3.9.2"}
+    assert steps(plan) == [("zookeeper", ["zk1", "zk2", "zk3"]), ("brokers", ["kafka1", "kafka2", "kafka3"])]
+    assert [s["ibp"] for s in plan["steps"]] == ["3.6", "3.6"] and not any(s["irreversible"] for s in plan["steps"])
+    assert plan["stop_before"] == "ibp"
+
+
+def test_with_finalize_the_ibp_roll_follows_and_is_marked_irreversible():
+    plan = ku.upgrade_plan(zookeeper_cluster(), "3.9.2", finalize=True)
+    assert [s["step"] for s in plan["steps"]] == ["zookeeper", "brokers", "ibp"]
+    assert plan["steps"][-1] == {"step": "ibp", "hosts": ["kafka1", "kafka2", "kafka3"], "irreversible": True,
+                                 "ibp": "3.9"}
+    assert plan["stop_before"] is None
+
+
+def test_a_rerun_resumes_with_the_hosts_not_done_and_a_restart_pending_is_not_done():
+    record = {"from": "3.6.2", "to": "3.9.2"}
+    cluster = zookeeper_cluster(brokers=("3.9.2", "3.9.2", "3.6.2"), zookeeper=("3.9.2",) * 3,
+                                ibps=("3.6", "3.6", None), kafka2={"settled": False})
+    plan = ku.upgrade_plan(cluster, "3.9.2", record)
+    assert rules(plan) == [] and steps(plan) == [("brokers", ["kafka2", "kafka3"])]
+    assert plan["steps"][0]["ibp"] == "3.6" and plan["record"] == record
+    done = zookeeper_cluster(brokers=("3.9.2",) * 3, zookeeper=("3.9.2",) * 3, ibps=("3.9",) * 3)
+    assert ku.upgrade_plan(done, "3.9.2", record, finalize=True)["steps"] == []
+
+
+def test_a_cluster_already_at_the_target_has_nothing_to_do():
+    cluster = zookeeper_cluster(brokers=("3.9.2",) * 3, zookeeper=("3.9.2",) * 3)
+    plan = ku.upgrade_plan(cluster, "3.9.2", finalize=True)
+    assert rules(plan) == [] and plan["steps"] == [] and plan["record"] == {"from": "3.9.2", "to": "3.9.2"}
+
+
+def test_refusals_name_what_is_wrong_and_plan_nothing():
+    down = ku.upgrade_plan(zookeeper_cluster(kafka2={"running": False}), "3.9.2")
+    assert rules(down) == ["upgrade-node-down"] and down["steps"] == []
+    assert "kafka2 does not run" in down["refusals"][0]["message"]
+    mixed = ku.upgrade_plan(zookeeper_cluster(brokers=("3.5.2", "3.6.2", "3.9.2")), "3.9.2")
+    assert rules(mixed) == ["upgrade-mixed-releases"]
+    assert "runs 3.5.2, 3.6.2, 3.9.2 and no upgrade to 3.9.2 is recorded" in mixed["refusals"][0]["message"]
+    other = ku.upgrade_plan(zookeeper_cluster(brokers=("3.6.2", "3.8.1", "3.8.1")), "3.9.2",
+                            {"from": "3.6.2", "to": "3.8.1"})
+    assert rules(other) == ["upgrade-mixed-releases"] and "finish it (-e kafka_version=3.8.1)" in \
+        other["refusals"][0]["message"]
+    stray = ku.upgrade_plan(zookeeper_cluster(brokers=("3.6.2", "3.9.2", "3.8.1")), "3.9.2",
+                            {"from": "3.6.2", "to": "3.9.2"})
+    assert rules(stray) == ["upgrade-mixed-releases"] and "also runs 3.8.1" in stray["refusals"][0]["message"]
+    # an earlier upgrade that finished leaves one release: the next one starts from it
+    after = ku.upgrade_plan(zookeeper_cluster(brokers=("3.8.1",) * 3, zookeeper=("3.8.1",) * 3), "3.9.2",
+                            {"from": "3.6.2", "to": "3.8.1"})
+    assert rules(after) == [] and after["record"] == {"from": "3.8.1", "to": "3.9.2"}
+    older = ku.upgrade_plan(zookeeper_cluster(), "3.5.2")
+    assert rules(older) == ["upgrade-downgrade"] and "rollback_upgrade.yml" in older["refusals"][0]["message"]
+    urp = dict(zookeeper_cluster(), under_replicated=[f"t-{i}" for i in range(7)])
+    assert "7 partition(s) are under-replicated (t-0, t-1, t-2, t-3, t-4 ...)" in \
+        ku.upgrade_plan(urp, "3.9.2")["refusals"][0]["message"]
+
+
+def test_the_release_refusals_of_the_version_table_come_first():
+    assert rules(ku.upgrade_plan(zookeeper_cluster(), "4.4.0")) == ["version-zookeeper-on-4"]
+    assert rules(ku.upgrade_plan(kraft_cluster(), "4.2.0")) == ["version-known-bad"]
+    assert rules(ku.upgrade_plan(kraft_cluster(), "5.0.0")) == ["version-unknown"]
+
+
+def test_kraft_to_4_4_rolls_controllers_then_brokers_and_finalizes_explicit_features():
+    plan = ku.upgrade_plan(kraft_cluster(), "4.4.0")
+    assert steps(plan) == [("controllers", ["ctrl1", "ctrl2", "ctrl3"]), ("brokers", ["kafka1", "kafka2", "kafka3"])]
+    assert plan["stop_before"] == "features"
+    rolled = kraft_cluster(controllers=("4.4.0",) * 3, brokers=("4.4.0",) * 3)
+    final = ku.upgrade_plan(rolled, "4.4.0", {"from": "3.9.2", "to": "4.4.0"}, finalize=True)
+    assert rules(final) == [] and [s["step"] for s in final["steps"]] == ["features"]
+    assert final["steps"][0]["features"] == FEATURES_44 and "kraft.version" not in final["steps"][0]["features"]
+    assert final["steps"][0]["irreversible"]  # 21 -> 33 crosses 4.0-IV1
+
+
+def test_features_already_raised_are_left_and_a_bump_that_changes_no_metadata_is_reversible():
+    partial = dict(FEATURES_44, **{"metadata.version": 22, "group.version": 0})
+    rolled = kraft_cluster(controllers=("4.4.0",) * 3, brokers=("4.4.0",) * 3, features=partial)
+    step = ku.upgrade_plan(rolled, "4.4.0", finalize=True)["steps"][0]
+    assert step["features"] == {"metadata.version": 33, "group.version": 1} and step["irreversible"]
+    at_23 = dict(FEATURES_44, **{"metadata.version": 23})
+    assert not ku._metadata_irreversible(21, 22) and ku._metadata_irreversible(22, 23)
+    assert ku._metadata_irreversible(23, 33) and not ku._metadata_irreversible(33, 33)
+    assert ku.upgrade_plan(kraft_cluster(controllers=("4.4.0",) * 3, brokers=("4.4.0",) * 3, features=at_23),
+                           "4.4.0", finalize=True)["steps"][0]["features"] == {"metadata.version": 33}
+
+
+def test_the_finalize_gate_refuses_stale_registrations_and_nodes_that_do_not_support_the_levels():
+    rolled = kraft_cluster(controllers=("4.4.0",) * 3, brokers=("4.4.0",) * 3)
+    rolled["registrations"][7] = {"host": None, "supported": {"metadata.version": 21}}
+    rolled["registrations"][0]["supported"]["metadata.version"] = 21
+    plan = ku.upgrade_plan(rolled, "4.4.0", finalize=True)
+    assert rules(plan) == ["upgrade-stale-registration", "upgrade-feature-unsupported"]
+    assert "node id(s) 7 are registered" in plan["refusals"][0]["message"]
+    assert "ctrl1 supports metadata.version up to 21" in plan["refusals"][1]["message"]
+    # while nodes still roll, the gate is not read yet (the roll comes first; the rerun finalizes)
+    assert rules(ku.upgrade_plan(kraft_cluster(controllers=("4.4.0",) * 3), "4.4.0", finalize=True)) == []
+
+
+def test_rollback_goes_back_in_reverse_until_the_irreversible_step():
+    record = {"from": "3.6.2", "to": "3.9.2"}
+    half = zookeeper_cluster(brokers=("3.9.2", "3.6.2", "3.6.2"), zookeeper=("3.9.2",) * 3, ibps=("3.6", None, None))
+    plan = ku.rollback_plan(half, record)
+    assert rules(plan) == [] and steps(plan) == [("brokers", ["kafka1"]), ("zookeeper", ["zk1", "zk2", "zk3"])]
+    raised = zookeeper_cluster(brokers=("3.9.2",) * 3, zookeeper=("3.9.2",) * 3, ibps=("3.9", "3.6", "3.6"))
+    refused = ku.rollback_plan(raised, record)
+    assert rules(refused) == ["rollback-upgrade-irreversible"] and refused["steps"] == []
+    assert "inter.broker.protocol.version raised on kafka1" in refused["refusals"][0]["message"]
+    # a broker whose pin was removed runs its release's protocol: raised too
+    unpinned = zookeeper_cluster(brokers=("3.9.2",) * 3, zookeeper=("3.9.2",) * 3, ibps=("3.6", "3.6", None))
+    assert rules(ku.rollback_plan(unpinned, record)) == ["rollback-upgrade-irreversible"]
+    assert rules(ku.rollback_plan(half, None)) == ["rollback-upgrade-nothing-recorded"]
+
+
+def test_kraft_rollback_is_open_until_metadata_version_crosses_a_change():
+    record = {"from": "3.9.2", "to": "4.4.0"}
+    rolled = kraft_cluster(controllers=("4.4.0",) * 3, brokers=("4.4.0", "4.4.0", "3.9.2"))
+    assert steps(ku.rollback_plan(rolled, record)) == [("brokers", ["kafka1", "kafka2"]),
+                                                       ("controllers", ["ctrl1", "ctrl2", "ctrl3"])]
+    group_only = dict(rolled, features={"metadata.version": 22, "group.version": 1})
+    assert rules(ku.rollback_plan(group_only, record)) == []
+    crossed = dict(rolled, features={"metadata.version": 23})
+    refused = ku.rollback_plan(crossed, record)
+    assert rules(refused) == ["rollback-upgrade-irreversible"]
+    assert "metadata.version is at level 23, past a change of metadata since 3.9-IV0" in \
+        refused["refusals"][0]["message"]
+
+
+def test_effective_ibp_reads_the_full_form_and_falls_back_to_the_release():
+    assert ku.effective_ibp(node("broker", "3.9.2", "3.6-IV2")) == "3.6"
+    assert ku.effective_ibp(node("broker", "2.8.2")) == "2.8"
+    assert ku.effective_ibp(node("broker", None)) is None
