@@ -109,6 +109,12 @@ RULES = {
     "version-java-too-old": "Java below the release's on a host or on the Ansible controller is refused",
     "version-newer-format": "replace and replace_controller.yml refuse a replacement disk formatted by a newer "
                             "kafka-storage than the cluster's release",
+    # Adopting a cluster the kit did not deploy (kafka_adoption.py)
+    "adopt-ambiguous-host": "adoption refuses a host that runs two brokers or two ZooKeeper servers",
+    "adopt-not-running": "adoption refuses a host of the inventory that runs nothing to adopt",
+    "adopt-id-disagrees": "adoption refuses a broker id the cluster's registry gives another host",
+    "adopt-other-data": "adoption refuses log dirs of another broker or another cluster",
+    "adopt-mixed-releases": "adoption refuses brokers of several releases",
     # Rolling version upgrades (kafka_upgrade.py)
     "upgrade-node-down": "an upgrade refuses a cluster with a node that does not run",
     "upgrade-mixed-releases": "an upgrade refuses a cluster of several releases that is not mid-upgrade to the target",

@@ -1,0 +1,116 @@
+"""Adopting a cluster the kit did not deploy (playbooks/adopt_cluster.yml): what runs on each host, read from its
+processes and files, and whether it is one unambiguous cluster the kit can take over. Design: docs/design/upgrades.md.
+
+A host's reading, as the module gathers it (nothing changed): its Java processes ({"pid", "argv": /proc/PID/cmdline,
+"unit": the systemd unit of its cgroup or None, "jars": {class path dir: [jar names]} for the dirs its class path
+names with a wildcard}); the config file each runs (the process's last argument), parsed; for a broker the
+meta.properties of each of its log dirs ({dir: properties or None when absent}); for a ZooKeeper member its myid.
+"""
+
+import re
+
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_versions
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
+
+MAIN_CLASSES = {"kafka.Kafka": "broker", "org.apache.zookeeper.server.quorum.QuorumPeerMain": "zookeeper"}
+_OPTIONS_WITH_VALUE = ("-cp", "-classpath", "--class-path", "-jar")
+_KAFKA_JAR = re.compile(r"^kafka_2\.1[0-3]-(\d+\.\d+\.\d+)\.jar$")
+_ZOOKEEPER_JAR = re.compile(r"^zookeeper-(\d+\.\d+\.\d+)\.jar$")
+
+
+def read_java_process(argv, jars=None):
+    """What a Java process runs: {"kind": "broker" | "zookeeper" | None (another program), "main", "config": its last
+    argument (the properties file Kafka's scripts pass), "release": the Kafka release of its class path (None when no
+    kafka_2.1x jar is on it), "zookeeper_release", "java": argv[0], "heap": its -Xmx or None}.
+    jars: {dir: [jar names]} of the class path's 'dir/*' entries (kafka-run-class.sh spells each jar; a unit may
+    name the dir)."""
+    classpath, main, index = [], None, 1
+    while index < len(argv):
+        arg = argv[index]
+        if arg in _OPTIONS_WITH_VALUE and index + 1 < len(argv):
+            classpath = argv[index + 1].split(":") if arg != "-jar" else [argv[index + 1]]
+            index += 2
+            continue
+        if not arg.startswith("-"):
+            main = arg
+            break
+        index += 1
+    names = []
+    for entry in classpath:
+        if entry.endswith("/*"):
+            names += (jars or {}).get(entry[:-2], [])
+        else:
+            names.append(entry.rsplit("/", 1)[-1])
+    release = next((m.group(1) for n in names for m in [_KAFKA_JAR.match(n)] if m), None)
+    zookeeper_release = next((m.group(1) for n in names for m in [_ZOOKEEPER_JAR.match(n)] if m), None)
+    heap = next((a[4:] for a in reversed(argv) if a.startswith("-Xmx")), None)
+    rest = argv[index + 1:] if main else []
+    return {"kind": MAIN_CLASSES.get(main), "main": main, "config": rest[-1] if rest else None, "release": release,
+            "zookeeper_release": zookeeper_release, "java": argv[0] if argv else None, "heap": heap}
+
+
+def adoption_refusals(hosts, groups, registered):
+    """Why the cluster cannot be adopted as the inventory describes it, each naming what was seen; [] when it can.
+
+    hosts: {host: {"processes": [read_java_process(...) + {"pid", "unit"}], "server": the broker's config (dict) or
+    None, "log_dirs": {dir: meta.properties (dict) or None}, "advertised": the host name its broker advertises}};
+    groups: {"kafka_broker": [hosts], "zookeeper": [hosts]} of the inventory;
+    registered: {broker id: the host name its registration in ZooKeeper advertises}."""
+    problems = []
+    for host, seen in sorted(hosts.items()):
+        for kind in ("broker", "zookeeper"):
+            running = [p for p in seen["processes"] if p["kind"] == kind]
+            if len(running) > 1:
+                problems.append(refusal("adopt-ambiguous-host", (
+                    f"{host} runs {len(running)} {kind} processes ({', '.join(_describe(p) for p in running)}): "
+                    "the kit adopts one per host. Stop the one that is not part of this cluster, then rerun.")))
+    for group, kind in (("kafka_broker", "broker"), ("zookeeper", "zookeeper")):
+        missing = [h for h in groups.get(group, []) if not any(p["kind"] == kind for p in hosts[h]["processes"])]
+        if missing:
+            problems.append(refusal("adopt-not-running", (
+                f"{', '.join(missing)} of {group} run{'s' if len(missing) == 1 else ''} no {kind}: adoption reads "
+                "what runs. Start it, or take the host out of the inventory (a lost broker is replace_broker.yml's "
+                "once the cluster is adopted), then rerun.")))
+    brokers = {h: hosts[h] for h in groups.get("kafka_broker", []) if hosts[h]["server"] is not None}
+    problems += _identity_refusals(brokers, registered)
+    releases = sorted({p["release"] for h in brokers for p in hosts[h]["processes"]
+                       if p["kind"] == "broker" and p["release"]})
+    if len(releases) > 1:
+        problems.append(refusal("adopt-mixed-releases", (
+            f"the brokers run {', '.join(releases)}: the kit adopts a cluster on one release. Finish or undo the "
+            "upgrade in progress by hand first, then rerun.")))
+    for release in releases:
+        problems += [r for r in kafka_versions.version_refusals(release, "zookeeper", [], {})
+                     if r["rule"] == "version-unknown"]
+    return problems
+
+
+def _identity_refusals(brokers, registered):
+    """The broker ids and log dirs: each broker's config, its log dirs and the registry must name one broker of one
+    cluster."""
+    problems, clusters = [], {}
+    for host, seen in sorted(brokers.items()):
+        broker_id = seen["server"].get("broker.id")
+        for path, meta in sorted(seen["log_dirs"].items()):
+            if meta is None:
+                continue
+            clusters.setdefault(meta.get("cluster.id"), []).append(f"{host}:{path}")
+            if meta.get("broker.id") != broker_id:
+                problems.append(refusal("adopt-other-data", (
+                    f"{host}:{path} holds the data of broker {meta.get('broker.id')} and {host} runs broker "
+                    f"{broker_id}: the kit would take over another broker's data. Find where it came from.")))
+        if broker_id is not None and broker_id.isdigit() and int(broker_id) in registered and \
+                registered[int(broker_id)] != seen["advertised"]:
+            problems.append(refusal("adopt-id-disagrees", (
+                f"{host} runs broker {broker_id} as {seen['advertised']}, and the cluster's registry has broker "
+                f"{broker_id} at {registered[int(broker_id)]}: two hosts claim one id. Find which one is this "
+                "cluster's, then rerun.")))
+    if len(clusters) > 1:
+        problems.append(refusal("adopt-other-data", (
+            "the log dirs belong to several clusters: " + "; ".join(
+                f"{cluster}: {', '.join(dirs)}" for cluster, dirs in sorted(clusters.items(), key=str)))))
+    return problems
+
+
+def _describe(process):
+    return f"pid {process['pid']}{' (' + process['unit'] + ')' if process.get('unit') else ''}"
