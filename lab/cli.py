@@ -7,7 +7,7 @@ import shutil
 import sys
 import time
 
-from . import base, cluster_settings, config, disks, faults, machines, names, network, spark
+from . import base, cluster_settings, config, disks, faults, legacy, machines, names, network, spark
 from .shell import LabError
 
 
@@ -86,6 +86,9 @@ def main(argv=None):
         command.add_argument("host")
         if name in SERVICE_FAULTS:
             command.add_argument("service", choices=faults.SERVICES)
+    legacy_deploy = commands.add_parser("legacy-deploy", help="deploy ZooKeeper and brokers as a hand-written "
+                                        "runbook would, without the kit (lab/legacy.py)")
+    legacy_deploy.add_argument("--version", required=True, help="the Kafka release, 2.8.2 to 3.9.2")
     commands.choices["cut"].add_argument("--from", dest="peers", nargs="+", metavar="HOST",
                                          help="the hosts to cut it off from (default: every other lab host)")
     commands.choices["slow"].add_argument("--rate", default="1mbit", help="tc rate (default 1mbit)")
@@ -99,6 +102,9 @@ def main(argv=None):
             # Executors read the ledger's topics with the kit's client settings: the CA file's folder goes along.
             truststore = cluster_settings.load()["kafka_java"].get("ssl.truststore.location")
             spark.up(pathlib.Path(truststore).parent if truststore else config.ROOT)
+            return 0
+        if args.command == "legacy-deploy":
+            legacy.deploy(args.version)
             return 0
         if args.command == "spark-down":
             spark.down()
