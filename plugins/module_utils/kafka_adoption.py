@@ -7,9 +7,10 @@ names with a wildcard}); the config file each runs (the process's last argument)
 meta.properties of each of its log dirs ({dir: properties or None when absent}); for a ZooKeeper member its myid.
 """
 
+import os
 import re
 
-from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_versions
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_identity, kafka_versions
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
 
 MAIN_CLASSES = {"kafka.Kafka": "broker", "org.apache.zookeeper.server.quorum.QuorumPeerMain": "zookeeper"}
@@ -47,6 +48,74 @@ def read_java_process(argv, jars=None):
     rest = argv[index + 1:] if main else []
     return {"kind": MAIN_CLASSES.get(main), "main": main, "config": rest[-1] if rest else None, "release": release,
             "zookeeper_release": zookeeper_release, "java": argv[0] if argv else None, "heap": heap}
+
+
+def read_host(proc="/proc"):
+    """What runs on this host, read from proc (a /proc tree) and the files the processes name, changing nothing:
+    {"processes": [read_java_process(...) + {"pid", "unit", "config_properties": the config it runs or None}],
+    "server": the broker's config or None, "log_dirs": {dir: meta.properties or None} of its log.dirs, "myid": the
+    ZooKeeper member's id from its dataDir or None}. A file that cannot be read is reported in "errors", never taken
+    as absent."""
+    processes, errors = [], []
+    for pid in sorted((p for p in os.listdir(proc) if p.isdigit()), key=int):
+        try:
+            with open(os.path.join(proc, pid, "cmdline"), "rb") as handle:
+                argv = [a.decode("utf-8", "replace") for a in handle.read().split(b"\0") if a]
+        except OSError:
+            continue  # a process that ended while read
+        if not argv or os.path.basename(argv[0]) != "java":
+            continue
+        seen = read_java_process(argv, _class_path_dirs(argv))
+        if seen["kind"] is None:
+            continue
+        seen.update(pid=int(pid), unit=_unit(os.path.join(proc, pid, "cgroup")), config_properties=None)
+        try:
+            with open(seen["config"], encoding="utf-8") as handle:
+                seen["config_properties"] = kafka_identity.parse_properties(handle.read())
+        except (OSError, TypeError) as exc:
+            errors.append(f"pid {pid}: cannot read its config {seen['config']}: {exc}")
+        processes.append(seen)
+    broker = next((p for p in processes if p["kind"] == "broker"), None)
+    server = broker["config_properties"] if broker else None
+    log_dirs = {}
+    for path in kafka_identity.normalized_dirs((server or {}).get("log.dirs", (server or {}).get("log.dir", ""))):
+        read = kafka_identity.read_meta(path)
+        if read["error"]:
+            errors.append(f"{path}: {read['error']}")
+        log_dirs[path] = read["meta"]
+    member = next((p for p in processes if p["kind"] == "zookeeper"), None)
+    myid = None
+    if member and member["config_properties"] and member["config_properties"].get("dataDir"):
+        try:
+            with open(os.path.join(member["config_properties"]["dataDir"], "myid"), encoding="utf-8") as handle:
+                myid = int(handle.read().strip())
+        except (OSError, ValueError) as exc:
+            errors.append(f"ZooKeeper's myid: {exc}")
+    return {"processes": processes, "server": server, "log_dirs": log_dirs, "myid": myid, "errors": errors}
+
+
+def _class_path_dirs(argv):
+    """{dir: [jar names]} of the 'dir/*' entries of a command line's class path."""
+    dirs = {}
+    for index, arg in enumerate(argv[:-1]):
+        if arg in ("-cp", "-classpath", "--class-path"):
+            for entry in argv[index + 1].split(":"):
+                if entry.endswith("/*") and os.path.isdir(entry[:-2]):
+                    dirs[entry[:-2]] = sorted(n for n in os.listdir(entry[:-2]) if n.endswith(".jar"))
+    return dirs
+
+
+def _unit(cgroup_file):
+    """The systemd unit whose cgroup holds the process ('0::/system.slice/apache-kafka.service'), or None."""
+    try:
+        with open(cgroup_file, encoding="utf-8") as handle:
+            for line in handle:
+                name = line.strip().rsplit("/", 1)[-1]
+                if name.endswith((".service", ".scope")):
+                    return name
+    except OSError:
+        pass
+    return None
 
 
 def adoption_refusals(hosts, groups, registered):

@@ -100,3 +100,37 @@ def test_brokers_of_two_releases_or_an_unknown_one_are_refused():
     assert rules(problems) == ["adopt-mixed-releases"] and "run 3.6.2, 3.7.2" in problems[0]["message"]
     old = {"kafka1": broker("kafka1", "1", release="2.7.2"), "kafka2": broker("kafka2", "2", release="2.7.2")}
     assert rules(ka.adoption_refusals(cluster(**old), GROUPS, REGISTERED)) == ["version-unknown"]
+
+
+def test_a_host_is_read_from_its_proc_and_the_files_its_processes_name(tmp_path):
+    data, zk_data, etc = tmp_path / "kafka-logs", tmp_path / "zk", tmp_path / "etc"
+    for d in (data, zk_data, etc):
+        d.mkdir()
+    (data / "meta.properties").write_text("version=0\nbroker.id=2\ncluster.id=C1\n")
+    (zk_data / "myid").write_text("3\n")
+    (etc / "server.properties").write_text(f"broker.id=2\nlog.dirs={data},{tmp_path}/absent\n")
+    (etc / "zookeeper.properties").write_text(f"dataDir={zk_data}\n")
+    libs = tmp_path / "libs"
+    libs.mkdir()
+    for jar in ("kafka_2.13-3.6.2.jar", "zookeeper-3.8.4.jar"):
+        (libs / jar).write_text("")
+    processes = {
+        "100": (["/usr/bin/java", "-cp", f"{libs}/*", "kafka.Kafka", str(etc / "server.properties")],
+                "0::/system.slice/apache-kafka.service\n"),
+        "200": (["/usr/lib/jvm/bin/java", "-cp", f"{libs}/*", "org.apache.zookeeper.server.quorum.QuorumPeerMain",
+                 str(etc / "zookeeper.properties")], "0::/user.slice/user-0.slice/session-4.scope\n"),
+        "300": (["/usr/sbin/sshd", "-D"], "0::/system.slice/ssh.service\n"),
+        "400": (["/usr/bin/java", "-jar", "/opt/other.jar"], "0::/system.slice/other.service\n"),
+    }
+    proc = tmp_path / "proc"
+    for pid, (argv, cgroup) in processes.items():
+        (proc / pid).mkdir(parents=True)
+        (proc / pid / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
+        (proc / pid / "cgroup").write_text(cgroup)
+    (proc / "self").mkdir()
+    host = ka.read_host(str(proc))
+    assert [(p["pid"], p["kind"], p["unit"], p["release"]) for p in host["processes"]] == [
+        (100, "broker", "apache-kafka.service", "3.6.2"), (200, "zookeeper", "session-4.scope", "3.6.2")]
+    assert host["server"]["broker.id"] == "2" and host["myid"] == 3 and host["errors"] == []
+    assert host["log_dirs"] == {str(data): {"version": "0", "broker.id": "2", "cluster.id": "C1"},
+                                f"{tmp_path}/absent": None}
