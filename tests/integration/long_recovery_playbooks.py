@@ -18,8 +18,9 @@ from lab import config
 
 def test_a_rebuild_that_fails_still_removes_its_throttle(
         run_playbook, run_module, bootstrap_servers, zookeeper_connect, bulk_topic):  # noqa: F811
-    # 1 MiB/s cannot copy 96 MiB in 20 s: the wait times out and the run fails after the wipe.
-    proc = run_playbook("rebuild_broker.yml", "-e", "broker_host=kafka3", "-e", "catch_up_timeout=20",
+    # 1 MiB/s cannot copy 96 MiB in 60 s: the wait times out and the run fails after the wipe. (20 s was not always
+    # enough for the broker to register first: on a busy 4.4 lab the wait timed out before, with another message.)
+    proc = run_playbook("rebuild_broker.yml", "-e", "broker_host=kafka3", "-e", "catch_up_timeout=60",
                         "-e", f"replication_throttle_bytes_per_sec={MIB}")
     assert proc.returncode != 0
     assert "is still out of the ISR" in proc.output
