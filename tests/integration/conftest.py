@@ -65,16 +65,17 @@ def zookeeper_connect(settings):
 
 @pytest.fixture(scope="session")
 def run_module():
-    """Run one of our modules (kafkaops.toolkit.<name>) on the controller the way a playbook does, and
-    return its result."""
-    def run(name, check=False, **args):
+    """Run one of our modules (kafkaops.toolkit.<name>) on the controller (or on a lab host: host=) the way a playbook
+    does, and return its result."""
+    def run(name, check=False, host="localhost", **args):
         if name in KAFKA_MODULES:  # as a playbook's module_defaults give them: the lab's connection, security included
             args = cluster_settings.load()["connection"] | args
         name = name if "." in name else f"kafkaops.toolkit.{name}"
-        # Ad-hoc output is "localhost | STATUS => {result as JSON}".
+        # Ad-hoc output is "HOST | STATUS => {result as JSON}".
         env = ansible.environment(**ansible.NO_COLOR, ANSIBLE_STDOUT_CALLBACK="ansible.builtin.minimal",
                                   ANSIBLE_CALLBACK_RESULT_FORMAT="json")
-        cmd = ["ansible", "localhost", "-m", name, "-a", json.dumps(args)] + (["--check"] if check else [])
+        cmd = ["ansible", host, "-m", name] + (["-a", json.dumps(args)] if args else [])
+        cmd += ["--check"] if check else []
         proc = ansible.run(cmd, env=env)
         try:
             status, result = proc.stdout.split(" => ", 1)
