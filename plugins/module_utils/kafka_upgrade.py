@@ -18,10 +18,6 @@ Until the irreversible step, rollback_plan takes the cluster back to the record'
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_versions
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
 
-ZOOKEEPER_STEPS = ("zookeeper", "brokers", "ibp")
-KRAFT_STEPS = ("controllers", "brokers", "features")
-IRREVERSIBLE = ("ibp", "features")
-
 
 def release_key(version):
     """A release as a sortable tuple ('3.10.1' after '3.9.2')."""
