@@ -119,7 +119,7 @@ def main():
     except Exception as exc:
         module.fail_json(msg=f"cannot read the KRaft quorum through {p['bootstrap_servers']}: {describe_error(exc)}")
     plan = kafka_kraft.convert_quorum_plan(quorum["replication"], kraft_version, converts, p["confirm_irreversible"],
-                                           p["static_hosts"], p["max_lag"])
+                                           p["static_hosts"], p["max_lag"], module.check_mode)
     module.exit_json(changed=False, kraft_version=kraft_version,
                      plan=kafka_kraft.convert_quorum_lines(plan, kraft_version, p["static_hosts"]), **plan)
 

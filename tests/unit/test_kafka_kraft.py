@@ -352,8 +352,11 @@ STATIC = {node: kk.STATIC_DIRECTORY_ID for node in VOTERS}
 def test_a_static_quorum_is_converted_only_when_confirmed_then_rolled():
     hosts = ["ctrl1", "kafka1"]
     plan = kk.convert_quorum_plan(_quorum(STATIC, {}), 0, True, False, hosts, 10)
-    assert [r["rule"] for r in plan["refusals"]] == ["convert-needs-confirm"] and plan["steps"] == []
+    assert [r["rule"] for r in plan["refusals"]] == ["convert-needs-confirm"]
+    assert plan["steps"] == ["feature", "roll"]  # shown, and refused: the plan says what cannot be undone
     assert "confirm_irreversible=true" in plan["refusals"][0]["message"]
+    # --check only shows the plan: no confirmation needed to see it
+    assert kk.convert_quorum_plan(_quorum(STATIC, {}), 0, True, False, hosts, 10, check_mode=True)["refusals"] == []
     plan = kk.convert_quorum_plan(_quorum(STATIC, {}), 0, True, True, hosts, 10)
     assert plan == {"steps": ["feature", "roll"], "voters": [9001, 9002, 9003], "refusals": []}
     assert "CANNOT BE UNDONE" in kk.convert_quorum_lines(plan, 0, hosts)[1]
