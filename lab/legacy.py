@@ -45,7 +45,7 @@ def home(version):
 
 def archive(version):
     """The release's archive, built from Maven Central as make setup builds the kit's (dist/build_kafka_archive.sh)."""
-    out = config.REPO / ".cache" / "kafka"
+    out = config.kafka_libs(version).parents[1]  # where make setup puts the kit's archives
     run("bash", str(config.REPO / "dist" / "build_kafka_archive.sh"), str(out), version)
     return out / f"kafka_2.13-{version}.tgz"
 
@@ -86,19 +86,15 @@ def unit(version, kind, jars):
             "[Install]\nWantedBy=multi-user.target\n")
 
 
-def _put(host, path, text, client):
-    with client.open_sftp() as sftp, sftp.open(path, "w") as handle:
-        handle.write(text)
-
-
 def install(host, version, tgz, files):
     """Unpack the release under /opt and write files ({path: text}) on host."""
-    with machines.ssh(host, timeout=30) as client:
-        with client.open_sftp() as sftp:
-            sftp.put(str(tgz), f"/tmp/{tgz.name}")
+    parents = sorted({str(pathlib.PurePosixPath(path).parent) for path in files})
+    machines.run_on(host, f"mkdir -p {' '.join(map(shlex.quote, parents))}")
+    with machines.ssh(host, timeout=30) as client, client.open_sftp() as sftp:
+        sftp.put(str(tgz), f"/tmp/{tgz.name}")
         for path, text in files.items():
-            machines.run_on(host, f"mkdir -p {shlex.quote(str(pathlib.PurePosixPath(path).parent))}")
-            _put(host, path, text, client)
+            with sftp.open(path, "w") as handle:
+                handle.write(text)
     machines.run_on(host, f"tar -xzf /tmp/{tgz.name} -C /opt && rm /tmp/{tgz.name} && mkdir -p {home(version)}/logs")
 
 

@@ -2,9 +2,9 @@
 processes and files, and whether it is one unambiguous cluster the kit can take over. Design: docs/design/upgrades.md.
 
 A host's reading, as the module gathers it (nothing changed): its Java processes ({"pid", "argv": /proc/PID/cmdline,
-"unit": the systemd unit of its cgroup or None, "jars": {class path dir: [jar names]} for the dirs its class path
-names with a wildcard}); the config file each runs (the process's last argument), parsed; for a broker the
-meta.properties of each of its log dirs ({dir: properties or None when absent}); for a ZooKeeper member its myid.
+"unit": the systemd unit of its cgroup or None, the jars of the dirs its class path names with a wildcard); the
+config file each runs (the process's last argument), parsed; for a broker the meta.properties of each of its log
+dirs ({dir: properties or None when absent}); for a ZooKeeper member its myid.
 """
 
 import os
@@ -19,12 +19,12 @@ _KAFKA_JAR = re.compile(r"^kafka_2\.1[0-3]-(\d+\.\d+\.\d+)\.jar$")
 _ZOOKEEPER_JAR = re.compile(r"^zookeeper-(\d+\.\d+\.\d+)\.jar$")
 
 
-def read_java_process(argv, jars=None):
+def read_java_process(argv, list_jars=None):
     """What a Java process runs: {"kind": "broker" | "zookeeper" | None (another program), "main", "config": its last
     argument (the properties file Kafka's scripts pass), "release": the Kafka release of its class path (None when no
     kafka_2.1x jar is on it), "zookeeper_release", "java": argv[0], "heap": its -Xmx or None}.
-    jars: {dir: [jar names]} of the class path's 'dir/*' entries (kafka-run-class.sh spells each jar; a unit may
-    name the dir)."""
+    list_jars: dir -> the jar names in it, for the class path's 'dir/*' entries (kafka-run-class.sh spells each jar;
+    a unit may name the dir); without it such entries name no jar."""
     classpath, main, index = [], None, 1
     while index < len(argv):
         arg = argv[index]
@@ -39,7 +39,7 @@ def read_java_process(argv, jars=None):
     names = []
     for entry in classpath:
         if entry.endswith("/*"):
-            names += (jars or {}).get(entry[:-2], [])
+            names += (list_jars(entry[:-2]) if list_jars else None) or []
         else:
             names.append(entry.rsplit("/", 1)[-1])
     release = next((m.group(1) for n in names for m in [_KAFKA_JAR.match(n)] if m), None)
@@ -65,7 +65,7 @@ def read_host(proc="/proc"):
             continue  # a process that ended while read
         if not argv or os.path.basename(argv[0]) != "java":
             continue
-        seen = read_java_process(argv, _class_path_dirs(argv))
+        seen = read_java_process(argv, _jars_in)
         if seen["kind"] is None:
             continue
         seen.update(pid=int(pid), unit=_unit(os.path.join(proc, pid, "cgroup")), config_properties=None)
@@ -94,15 +94,9 @@ def read_host(proc="/proc"):
     return {"processes": processes, "server": server, "log_dirs": log_dirs, "myid": myid, "errors": errors}
 
 
-def _class_path_dirs(argv):
-    """{dir: [jar names]} of the 'dir/*' entries of a command line's class path."""
-    dirs = {}
-    for index, arg in enumerate(argv[:-1]):
-        if arg in ("-cp", "-classpath", "--class-path"):
-            for entry in argv[index + 1].split(":"):
-                if entry.endswith("/*") and os.path.isdir(entry[:-2]):
-                    dirs[entry[:-2]] = sorted(n for n in os.listdir(entry[:-2]) if n.endswith(".jar"))
-    return dirs
+def _jars_in(path):
+    """The jar names in dir path (none when it is no dir)."""
+    return sorted(n for n in os.listdir(path) if n.endswith(".jar")) if os.path.isdir(path) else []
 
 
 def _unit(cgroup_file):

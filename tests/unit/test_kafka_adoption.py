@@ -21,7 +21,7 @@ def test_a_broker_started_by_kafkas_scripts_is_read_with_its_release_config_and_
 
 def test_a_class_path_dir_is_read_through_its_jars_and_other_programs_are_not_kafka():
     jars = {"/srv/zk/libs": ["kafka_2.12-2.8.2.jar", "zookeeper-3.5.9.jar", "zookeeper-jute-3.5.9.jar"]}
-    seen = ka.read_java_process(UNIT_ARGV, jars)
+    seen = ka.read_java_process(UNIT_ARGV, jars.get)
     assert (seen["kind"], seen["release"], seen["zookeeper_release"], seen["config"]) == (
         "zookeeper", "2.8.2", "3.5.9", "/srv/zk/config/zookeeper.properties")
     assert ka.read_java_process(UNIT_ARGV)["release"] is None  # the dir not listed: unknown, not guessed
