@@ -371,19 +371,28 @@ def replace_controller_lines(plan, node_id, failed_host, replacement_host):
     return [f"voters now: {plan['voters']}"] + [text[step] for step in plan["steps"]]
 
 
-def convert_quorum_plan(rows, kraft_version, converts, confirmed, static_hosts, max_lag, check_mode=False):
+def quorum_kraft_version(rows):
+    """The quorum's kraft.version as its leader reports it: 1 (dynamic) when it knows every voter by its directory id,
+    which the kraft.version upgrade records; 0 (static) while a voter has none. Not the brokers' kafka-features
+    describe: a broker configured with controller.quorum.voters still reports 0 after the upgrade, until it restarts
+    with controller.quorum.bootstrap.servers (seen on 4.4.0)."""
+    return 0 if static_voters(rows) else 1
+
+
+def convert_quorum_plan(rows, converts, confirmed, static_hosts, max_lag, check_mode=False):
     """What convert_quorum_to_dynamic.yml still has to do to make a static quorum dynamic, and why it must not.
 
-    rows: parse_quorum_replication of the quorum; kraft_version: its finalized kraft.version (0 static, 1 dynamic);
-    converts: whether the release the cluster runs can upgrade it (kafka_versions' converts_quorum); confirmed:
-    -e confirm_irreversible=true; static_hosts: the controllers and brokers whose config still lists
-    controller.quorum.voters. Steps, only those not done yet (a rerun resumes): feature (kafka-features upgrade
-    --feature kraft.version=1, which Kafka cannot undo: every voter must be caught up, the leader records their
-    directory ids), roll (the controllers, then the brokers, to controller.quorum.bootstrap.servers). Without the
-    confirmation the steps are still planned (the plan shows what cannot be undone) and refused, except in check mode,
-    which only shows them. Returns {"steps", "voters": [node ids], "refusals"}."""
+    rows: parse_quorum_replication of the quorum (its kraft.version: quorum_kraft_version); converts: whether the
+    release the cluster runs can upgrade it (kafka_versions' converts_quorum); confirmed: -e confirm_irreversible=true;
+    static_hosts: the controllers and brokers whose config still lists controller.quorum.voters. Steps, only those not
+    done yet (a rerun resumes): feature (kafka-features upgrade --feature kraft.version=1, which Kafka cannot undo:
+    every voter must be caught up, the leader records their directory ids), roll (the controllers, then the brokers,
+    to controller.quorum.bootstrap.servers). Without the confirmation the steps are still planned (the plan shows what
+    cannot be undone) and refused, except in check mode, which only shows them.
+    Returns {"steps", "voters": [node ids], "kraft_version", "refusals"}."""
     voters = [r for r in rows if r["status"] in VOTER]
     ids = sorted(r["node_id"] for r in voters)
+    kraft_version = quorum_kraft_version(rows)
     refusals = []
     feature = kraft_version < 1
     if feature and not converts:
@@ -395,22 +404,23 @@ def convert_quorum_plan(rows, kraft_version, converts, confirmed, static_hosts, 
         refusals.append(refusal("convert-voters-caught-up", (
             f"the kraft.version upgrade needs every voter caught up with a leader (voters {ids}, lagging: {behind}): "
             "bring them back first.")))
+    plan = {"steps": [], "voters": ids, "kraft_version": kraft_version, "refusals": refusals}
     if refusals:
-        return {"steps": [], "voters": ids, "refusals": refusals}
+        return plan
     if feature and not confirmed and not check_mode:
         refusals.append(refusal("convert-needs-confirm", (
             "kraft.version 1 cannot be undone (the quorum stays dynamic, its voters known by their directory ids): "
             "rerun with -e confirm_irreversible=true to go on.")))
-    return {"steps": (["feature"] if feature else []) + (["roll"] if static_hosts or feature else []),
-            "voters": ids, "refusals": refusals}
+    plan["steps"] = (["feature"] if feature else []) + (["roll"] if static_hosts or feature else [])
+    return plan
 
 
-def convert_quorum_lines(plan, kraft_version, static_hosts):
+def convert_quorum_lines(plan, static_hosts):
     """The conversion's plan in words, one line a step."""
     text = {
-        "feature": f"feature: kraft.version {kraft_version} -> 1 (kafka-features upgrade): CANNOT BE UNDONE (runs only "
-                   "with -e confirm_irreversible=true)",
+        "feature": f"feature: kraft.version {plan['kraft_version']} -> 1 (kafka-features upgrade): CANNOT BE UNDONE "
+                   "(runs only with -e confirm_irreversible=true)",
         "roll": "roll: controller.quorum.voters -> controller.quorum.bootstrap.servers on the controllers, then the "
                 f"brokers, through the gates (still listing the voters: {', '.join(static_hosts) or 'none yet'})",
     }
-    return [f"voters now: {plan['voters']}, kraft.version {kraft_version}"] + [text[s] for s in plan["steps"]]
+    return [f"voters now: {plan['voters']}, kraft.version {plan['kraft_version']}"] + [text[s] for s in plan["steps"]]

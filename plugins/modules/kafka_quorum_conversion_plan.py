@@ -6,8 +6,8 @@ module: kafka_quorum_conversion_plan
 short_description: Decide whether a static KRaft quorum may be made dynamic now, and which steps are left
 version_added: 0.14.0
 description:
-  - Reads the metadata quorum (kafka-metadata-quorum describe) and the finalized kraft.version (kafka-features
-    describe) through the brokers with Kafka's own tools, and applies
+  - Reads the metadata quorum (kafka-metadata-quorum describe) through the brokers with Kafka's own tools, its
+    kraft.version as its leader knows the voters (plugins/module_utils/kafka_kraft.quorum_kraft_version), and applies
     plugins/module_utils/kafka_kraft.convert_quorum_plan. Returns C(refusals) (rule and message) and the C(steps)
     left; it never fails on a refusal, so the playbook shows the plan and then stops.
 requirements:
@@ -64,7 +64,7 @@ steps:
   elements: str
   sample: [feature, roll]
 kraft_version:
-  description: The quorum's finalized kraft.version now (0 static, 1 dynamic).
+  description: The quorum's kraft.version now (0 static, 1 dynamic), from its voters' directory ids.
   returned: always
   type: int
   sample: 0
@@ -114,14 +114,11 @@ def main():
     conf = admin_config(p)
     try:
         quorum = kafka_tools.read_quorum(p["kafka_tools_home"], conf, p["request_timeout"])
-        kraft_version = kafka_tools.read_features(p["kafka_tools_home"], conf, p["request_timeout"]).get(
-            "kraft.version", 0)
     except Exception as exc:
         module.fail_json(msg=f"cannot read the KRaft quorum through {p['bootstrap_servers']}: {describe_error(exc)}")
-    plan = kafka_kraft.convert_quorum_plan(quorum["replication"], kraft_version, converts, p["confirm_irreversible"],
+    plan = kafka_kraft.convert_quorum_plan(quorum["replication"], converts, p["confirm_irreversible"],
                                            p["static_hosts"], p["max_lag"], module.check_mode)
-    module.exit_json(changed=False, kraft_version=kraft_version,
-                     plan=kafka_kraft.convert_quorum_lines(plan, kraft_version, p["static_hosts"]), **plan)
+    module.exit_json(changed=False, plan=kafka_kraft.convert_quorum_lines(plan, p["static_hosts"]), **plan)
 
 
 if __name__ == "__main__":

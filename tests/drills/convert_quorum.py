@@ -38,9 +38,7 @@ def quorum_and_kraft_version():
     conf = cluster_settings.kafka_config()
     home = str(config.kafka_libs().parent)
     rows = kafka_tools.read_quorum(home, conf, 30)["replication"]
-    # kraft.version 0 (a static quorum) is not finalized: describe does not list it
-    return [r for r in rows if r["status"] in kafka_kraft.VOTER], kafka_tools.read_features(home, conf, 30).get(
-        "kraft.version", 0)
+    return [r for r in rows if r["status"] in kafka_kraft.VOTER], kafka_kraft.quorum_kraft_version(rows)
 
 
 def hosts_listing_voters():

@@ -351,22 +351,22 @@ STATIC = {node: kk.STATIC_DIRECTORY_ID for node in VOTERS}
 
 def test_a_static_quorum_is_converted_only_when_confirmed_then_rolled():
     hosts = ["ctrl1", "kafka1"]
-    plan = kk.convert_quorum_plan(_quorum(STATIC, {}), 0, True, False, hosts, 10)
+    plan = kk.convert_quorum_plan(_quorum(STATIC, {}), True, False, hosts, 10)
     assert [r["rule"] for r in plan["refusals"]] == ["convert-needs-confirm"]
     assert plan["steps"] == ["feature", "roll"]  # shown, and refused: the plan says what cannot be undone
     assert "confirm_irreversible=true" in plan["refusals"][0]["message"]
     # --check only shows the plan: no confirmation needed to see it
-    assert kk.convert_quorum_plan(_quorum(STATIC, {}), 0, True, False, hosts, 10, check_mode=True)["refusals"] == []
-    plan = kk.convert_quorum_plan(_quorum(STATIC, {}), 0, True, True, hosts, 10)
-    assert plan == {"steps": ["feature", "roll"], "voters": [9001, 9002, 9003], "refusals": []}
-    assert "CANNOT BE UNDONE" in kk.convert_quorum_lines(plan, 0, hosts)[1]
+    assert kk.convert_quorum_plan(_quorum(STATIC, {}), True, False, hosts, 10, check_mode=True)["refusals"] == []
+    plan = kk.convert_quorum_plan(_quorum(STATIC, {}), True, True, hosts, 10)
+    assert plan == {"steps": ["feature", "roll"], "voters": [9001, 9002, 9003], "kraft_version": 0, "refusals": []}
+    assert "CANNOT BE UNDONE" in kk.convert_quorum_lines(plan, hosts)[1]
     # a rerun after the feature step: the roll alone, and no confirmation needed; then nothing
-    assert kk.convert_quorum_plan(_quorum(VOTERS, {}), 1, True, False, hosts, 10)["steps"] == ["roll"]
-    assert kk.convert_quorum_plan(_quorum(VOTERS, {}), 1, True, False, [], 10)["steps"] == []
+    assert kk.convert_quorum_plan(_quorum(VOTERS, {}), True, False, hosts, 10)["steps"] == ["roll"]
+    assert kk.convert_quorum_plan(_quorum(VOTERS, {}), True, False, [], 10)["steps"] == []
 
 
 def test_a_conversion_is_refused_on_3_9_and_with_a_lagging_voter():
-    plan = kk.convert_quorum_plan(_quorum(STATIC, {9002: 500}), 0, False, True, ["ctrl1"], 10)
+    plan = kk.convert_quorum_plan(_quorum(STATIC, {9002: 500}), False, True, ["ctrl1"], 10)
     assert [r["rule"] for r in plan["refusals"]] == ["convert-release", "convert-voters-caught-up"]
     assert "{9002: 500}" in plan["refusals"][1]["message"]
 
@@ -374,3 +374,10 @@ def test_a_conversion_is_refused_on_3_9_and_with_a_lagging_voter():
 def test_static_voters_are_those_without_a_directory_id():
     assert kk.static_voters(_quorum(STATIC, {})) == [9001, 9002, 9003]
     assert kk.static_voters(_quorum(VOTERS, {}, observers=[(1, kk.STATIC_DIRECTORY_ID)])) == []
+
+
+def test_the_quorum_is_dynamic_once_its_leader_knows_every_voter_by_its_directory_id():
+    assert kk.quorum_kraft_version(_quorum(STATIC, {})) == 0
+    half = {**VOTERS, 9003: kk.STATIC_DIRECTORY_ID}  # one voter not yet known by its directory id
+    assert kk.quorum_kraft_version(_quorum(half, {})) == 0
+    assert kk.quorum_kraft_version(_quorum(VOTERS, {}, observers=[(1, kk.STATIC_DIRECTORY_ID)])) == 1

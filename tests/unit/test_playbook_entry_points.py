@@ -36,6 +36,14 @@ def test_a_step_run_alone_refuses_naming_its_entry_point(step, check):
     assert "changed=0" in proc.stdout
 
 
+def test_the_configure_and_roll_step_refuses_an_empty_host_pattern():
+    # Ansible reads "':!localhost'" as every host but localhost: an empty pattern must not configure the inventory
+    proc = _run("steps/configure_and_roll.yml", "-e", "kit_entry_point=site.yml", "-e", "configure_hosts=")
+    assert proc.returncode != 0
+    assert "imported steps/configure_and_roll.yml with an empty configure_hosts" in proc.stdout
+    assert "changed=0" in proc.stdout
+
+
 @pytest.mark.parametrize("check", [[], ["--check"]], ids=["run", "check"])
 @pytest.mark.parametrize("playbook, args, needed", [
     ("replace_broker.yml", [], "-e failed_host="),
