@@ -146,13 +146,16 @@ def parse_version_mapping(text):
 
 
 def read_feature_levels(kafka_tools_home, client_conf, timeout):
-    """read_features with every level a number: metadata.version's release name (3.9-IV0) as its feature level,
-    which Kafka's own version-mapping gives."""
+    """read_features with every level a number: metadata.version's release name (3.9-IV0) as its feature level, a
+    line's own from the version table (older tools than the cluster's do not know newer names, as in a rollback's
+    read), any other as Kafka's own version-mapping gives it."""
+    known = {name: level for level, name in (f["metadata_version"] for f in kafka_versions.LINES.values())}
     features = read_features(kafka_tools_home, client_conf, timeout)
     for name, level in features.items():
         if not isinstance(level, int):
             args = ["version-mapping", "--release-version", level]
-            features[name] = parse_version_mapping(run_tool(kafka_tools_home, FEATURE_COMMAND, args, timeout))[name]
+            features[name] = known.get(level) if level in known else parse_version_mapping(
+                run_tool(kafka_tools_home, FEATURE_COMMAND, args, timeout))[name]
     return features
 
 

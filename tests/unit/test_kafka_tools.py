@@ -117,7 +117,12 @@ def test_feature_levels_turn_metadata_versions_name_into_its_level(monkeypatch):
     monkeypatch.setattr(kafka_tools, "run_tool", run_tool)
     assert kafka_tools.read_feature_levels("/opt/kafka", {}, 30) == {
         "kraft.version": 0, "metadata.version": 33, "transaction.version": 2}
-    assert asked == [["version-mapping", "--release-version", "4.4-IV2"]]
+    assert asked == []  # 4.4-IV2 is a line's own: the version table knows it
+    monkeypatch.setattr(kafka_tools, "read_features", lambda home, conf, timeout: {"metadata.version": "4.0-IV3"})
+    monkeypatch.setattr(kafka_tools, "run_tool", lambda home, main_class, args, timeout: asked.append(args) or (
+        "metadata.version=25 (4.0-IV3)\n"))
+    assert kafka_tools.read_feature_levels("/opt/kafka", {}, 30) == {"metadata.version": 25}
+    assert asked == [["version-mapping", "--release-version", "4.0-IV3"]]
 
 
 def test_parse_metadata_level_reads_the_feature_level_record_of_metadata_version():
