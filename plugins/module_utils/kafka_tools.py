@@ -17,6 +17,7 @@ import base64
 import contextlib
 import json
 import os
+import re
 import subprocess
 import tempfile
 
@@ -113,11 +114,12 @@ def read_quorum(kafka_tools_home, client_conf, timeout):
 
 
 def parse_features(text):
-    """{feature: finalized level} from `kafka-features describe` (lines of tab-separated "Key: value" fields; a level is
-    an int, metadata.version's a release name like 3.9-IV0; a feature not finalized: 0)."""
+    """{feature: finalized level} from `kafka-features describe` (lines of "Key: value" fields, separated by tabs up to
+    3.9, by runs of spaces from 4.x; a value may hold one space, as 3.9's "UNKNOWN 33"; a level is an int,
+    metadata.version's a release name like 3.9-IV0; a feature not finalized: 0)."""
     features = {}
     for line in text.splitlines():
-        fields = dict(field.split(": ", 1) for field in line.strip().split("\t") if ": " in field)
+        fields = dict(field.split(": ", 1) for field in re.split(r"\t| {2,}", line.strip()) if ": " in field)
         if "Feature" in fields:
             level = fields.get("FinalizedVersionLevel", "0").strip()
             features[fields["Feature"].strip()] = int(level) if level.lstrip("-").isdigit() else level

@@ -83,17 +83,28 @@ def test_a_tool_reaches_zookeeper_with_the_modules_tls_and_login(tmp_path):
     assert kafka_tools.zookeeper_client_options(plain, contextlib.ExitStack()) == ([], [])
 
 
+# kafka-features describe as 3.9.2's tool prints it (tab-separated; a level it does not know as "UNKNOWN 33") and as
+# 4.4.0's does (padded with spaces), against the same 3.9-IV0 cluster on the lab
+FEATURES_39 = (
+    "Feature: kraft.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1\tFinalizedVersionLevel: 0\tEpoch: 1707\n"
+    "Feature: metadata.version\tSupportedMinVersion: 3.3-IV3\tSupportedMaxVersion: UNKNOWN 33\t"
+    "FinalizedVersionLevel: 3.9-IV0\tEpoch: 1707\n"
+    "Feature: transaction.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 2\tFinalizedVersionLevel: 0\t"
+    "Epoch: 1707\n")
 FEATURES = (
-    "Feature: kraft.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1\tFinalizedVersionLevel: 0\tEpoch: 412\n"
-    "Feature: metadata.version\tSupportedMinVersion: 3.3-IV3\tSupportedMaxVersion: 4.4-IV2\t"
-    "FinalizedVersionLevel: 4.4-IV2\tEpoch: 412\n"
-    "Feature: transaction.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 2\tFinalizedVersionLevel: 2\t"
-    "Epoch: 412\n")
+    "Feature: kraft.version                             SupportedMinVersion: 0                SupportedMaxVersion: 1"
+    "                FinalizedVersionLevel: 0                Epoch: 1702\n"
+    "Feature: metadata.version                          SupportedMinVersion: 3.3-IV3          SupportedMaxVersion: "
+    "4.4-IV2          FinalizedVersionLevel: 4.4-IV2          Epoch: 1702\n"
+    "Feature: transaction.version                       SupportedMinVersion: 0                SupportedMaxVersion: 2"
+    "                FinalizedVersionLevel: 2                Epoch: 1702\n")
 
 
-def test_parse_features_reads_numbered_and_named_levels():
+def test_parse_features_reads_numbered_and_named_levels_of_both_releases_tools():
     assert kafka_tools.parse_features(FEATURES) == {"kraft.version": 0, "metadata.version": "4.4-IV2",
-                                           "transaction.version": 2}
+                                                    "transaction.version": 2}
+    assert kafka_tools.parse_features(FEATURES_39) == {"kraft.version": 0, "metadata.version": "3.9-IV0",
+                                                       "transaction.version": 0}
     with pytest.raises(ValueError, match="no Feature line"):
         kafka_tools.parse_features("Error while describing features\n")
 
