@@ -234,7 +234,8 @@ def rollback_plan(cluster, record):
             f"the upgrade from {source} to {target} took its step that cannot be undone: {taken}. Kafka {source} "
             "cannot run this cluster any more; fix forward instead."))])
     order = (("brokers", "broker"), ("controllers", "controller"), ("zookeeper", "zookeeper"))
-    steps = [{"step": step, "hosts": hosts, "irreversible": False, "ibp": kafka_versions.facts(source)["ibp"]}
+    ibp = kafka_versions.facts(source)["ibp"] if cluster["mode"] == "zookeeper" else None
+    steps = [{"step": step, "hosts": hosts, "irreversible": False, "ibp": ibp}
              for step, role in order for hosts in [_pending(nodes, role, source)] if hosts]
     return dict(result, steps=steps)
 

@@ -183,6 +183,7 @@ def test_kraft_rollback_is_open_until_metadata_version_crosses_a_change():
     rolled = kraft_cluster(controllers=("4.4.0",) * 3, brokers=("4.4.0", "4.4.0", "3.9.2"))
     assert steps(ku.rollback_plan(rolled, record)) == [("brokers", ["kafka1", "kafka2"]),
                                                        ("controllers", ["ctrl1", "ctrl2", "ctrl3"])]
+    assert [s["ibp"] for s in ku.rollback_plan(rolled, record)["steps"]] == [None, None]  # no protocol on KRaft
     group_only = dict(rolled, features={"metadata.version": 22, "group.version": 1})
     assert rules(ku.rollback_plan(group_only, record)) == []
     crossed = dict(rolled, features={"metadata.version": 23})
