@@ -115,13 +115,13 @@ def read_quorum(kafka_tools_home, client_conf, timeout):
 
 def parse_features(text):
     """{feature: finalized level} from `kafka-features describe` (lines of "Key: value" fields, separated by tabs up to
-    3.9, by runs of spaces from 4.x; a value may hold one space, as 3.9's "UNKNOWN 33"; a level is an int,
-    metadata.version's a release name like 3.9-IV0; a feature not finalized: 0)."""
+    3.9, by runs of spaces from 4.x; a level is an int, metadata.version's a release name like 3.9-IV0, or the level
+    itself where the tool does not know its name, as 3.9's "UNKNOWN 33"; a feature not finalized: 0)."""
     features = {}
     for line in text.splitlines():
         fields = dict(field.split(": ", 1) for field in re.split(r"\t| {2,}", line.strip()) if ": " in field)
         if "Feature" in fields:
-            level = fields.get("FinalizedVersionLevel", "0").strip()
+            level = fields.get("FinalizedVersionLevel", "0").strip().removeprefix("UNKNOWN ")
             features[fields["Feature"].strip()] = int(level) if level.lstrip("-").isdigit() else level
     if not features:
         raise ValueError(f"no Feature line in the features output: {text.strip()[:200]!r}")

@@ -105,6 +105,10 @@ def test_parse_features_reads_numbered_and_named_levels_of_both_releases_tools()
                                                     "transaction.version": 2}
     assert kafka_tools.parse_features(FEATURES_39) == {"kraft.version": 0, "metadata.version": "3.9-IV0",
                                                        "transaction.version": 0}
+    # 3.9.2's tool against a cluster finalized at 4.4-IV2, a name it does not know (a rollback's read, on the lab)
+    unknown = "Feature: metadata.version\tSupportedMinVersion: 3.3-IV3\tSupportedMaxVersion: UNKNOWN 33\t" \
+              "FinalizedVersionLevel: UNKNOWN 33\tEpoch: 2210\n"
+    assert kafka_tools.parse_features(unknown) == {"metadata.version": 33}
     with pytest.raises(ValueError, match="no Feature line"):
         kafka_tools.parse_features("Error while describing features\n")
 
