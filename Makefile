@@ -7,7 +7,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
 .PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
-	test test-long test-kraft test-kraft-3.9 test-migration test-convert-quorum lint unit molecule \
+	test test-long test-kraft test-kraft-3.9 test-migration test-convert-quorum test-upgrade lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration bench-sandbox \
 	bench-rotation bench-replace-controller
 
@@ -120,6 +120,15 @@ test-convert-quorum: export KAFKAOPS_LAB_KAFKA_VERSION := 4.4.0
 test-convert-quorum: export KAFKAOPS_LAB_METADATA_MODE := kraft
 test-convert-quorum: setup
 	python tests/drills/convert_quorum.py
+
+# upgrade_kafka.yml and rollback_upgrade.yml on a fresh KRaft lab of Kafka 3.9.2 (a static quorum) under a canary:
+# --check changes nothing, the rolls to 4.4.0 and back, the rolls again and the finalize run (explicit features, the
+# quorum still static), the rollback then refused, site.yml afterwards unchanged, nothing lost
+# (tests/drills/upgrade_kraft.py).
+test-upgrade: export KAFKAOPS_LAB_KAFKA_VERSION := 3.9.2
+test-upgrade: export KAFKAOPS_LAB_METADATA_MODE := kraft
+test-upgrade: setup
+	python tests/drills/upgrade_kraft.py
 
 # The migration to KRaft's refusals and rollbacks: the precheck's refusals on a freshly deployed ZooKeeper lab
 # (tests/integration/migration_refusals.py, each changing nothing) and a broker that dies mid roll

@@ -135,11 +135,39 @@ def read_features(kafka_tools_home, client_conf, timeout):
         return parse_features(run_tool(kafka_tools_home, FEATURE_COMMAND, args, timeout))
 
 
-def upgrade_feature(kafka_tools_home, client_conf, feature, level, timeout):
-    """Raise a feature's finalized level (kafka-features upgrade --feature NAME=LEVEL) through the brokers."""
+def parse_version_mapping(text):
+    """{feature: level} from `kafka-features version-mapping` (lines "metadata.version=21 (3.9-IV0)")."""
+    levels = {}
+    for line in text.splitlines():
+        name, found, value = line.strip().partition("=")
+        if found:
+            levels[name] = int(value.split()[0])
+    if "metadata.version" not in levels:
+        raise ValueError(f"no metadata.version in the version mapping: {text.strip()[:200]!r}")
+    return levels
+
+
+def read_feature_levels(kafka_tools_home, client_conf, timeout):
+    """read_features with every level a number: metadata.version's release name (3.9-IV0) as its feature level, a
+    line's own from the version table (older tools than the cluster's do not know newer names, as in a rollback's
+    read), any other as Kafka's own version-mapping gives it."""
+    known = {name: level for level, name in (f["metadata_version"] for f in kafka_versions.LINES.values())}
+    features = read_features(kafka_tools_home, client_conf, timeout)
+    for name, level in features.items():
+        if not isinstance(level, int):
+            args = ["version-mapping", "--release-version", level]
+            features[name] = known.get(level) if level in known else parse_version_mapping(
+                run_tool(kafka_tools_home, FEATURE_COMMAND, args, timeout))[name]
+    return features
+
+
+def upgrade_features(kafka_tools_home, client_conf, levels, timeout, dry_run=False):
+    """Raise features to levels ({name: level}) in one kafka-features upgrade with an explicit --feature each, never
+    --release-version (which would raise kraft.version too); dry_run: Kafka's controller only validates them against
+    every registration."""
     with command_config(client_conf) as config:
-        args = ["--bootstrap-server", client_conf["bootstrap.servers"], "--command-config", config.name, "upgrade",
-                "--feature", f"{feature}={level}"]
+        args = ["--bootstrap-server", client_conf["bootstrap.servers"], "--command-config", config.name, "upgrade"]
+        args += [f"--feature={name}={level}" for name, level in levels.items()] + (["--dry-run"] if dry_run else [])
         return run_tool(kafka_tools_home, FEATURE_COMMAND, args, timeout)
 
 

@@ -1,8 +1,8 @@
 """The rolling version upgrade's decisions (playbooks/upgrade_kafka.yml, rollback_upgrade.yml), on what the cluster
-shows: each node's configured release and whether it runs it, the brokers' inter.broker.protocol.version (ZooKeeper
-mode), the finalized features and the registrations (KRaft). The upgrade record ({"from", "to"}, written before the
-first host changes) only says where a rollback goes back to. Facts: docs/design/upgrade-research.md; design:
-docs/design/upgrades.md.
+shows: the release each node runs and whether a restart waits for it, the brokers' inter.broker.protocol.version
+(ZooKeeper mode), the finalized features and whether Kafka's controller accepts the target's levels (KRaft). The
+upgrade record ({"from", "to"}, written before the first host changes) only says where a rollback goes back to.
+Facts: docs/design/upgrade-research.md; design: docs/design/upgrades.md.
 
 The steps, in order; a step is done when every host of it runs the target as configured (a rerun resumes):
   zookeeper    (ZooKeeper mode) the ensemble onto the target's distribution: 3.9 wants ZooKeeper 3.8.3 or later
@@ -12,11 +12,15 @@ The steps, in order; a step is done when every host of it runs the target as con
   ibp          (ZooKeeper mode, -e finalize=true) a second roll raises inter.broker.protocol.version: no way back
   features     (KRaft, -e finalize=true) each feature the target finalizes, at its level, by explicit --feature
                values; metadata.version crossing a level that changes metadata has no way back
+The rolls come first; a finalize step runs in a run of its own, once every node runs the target (steps_this_run).
 Until the irreversible step, rollback_plan takes the cluster back to the record's release.
 """
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_versions
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
+
+ROLLS = ("zookeeper", "controllers", "brokers")  # the steps that roll hosts onto a release; the others finalize
+ROLES = {"zookeeper": "zookeeper", "kafka_controller": "controller", "kafka_broker": "broker"}  # group kind -> role
 
 
 def release_key(version):
@@ -55,10 +59,11 @@ def upgrade_plan(cluster, target, record=None, finalize=False):
                         runs (None: unknown), "settled": it runs its config (no restart pending), "running": bool,
                         "ibp": a broker's inter.broker.protocol.version as configured (None: its release's)}},
               "under_replicated": [partition names], "features": {feature: finalized level} (KRaft),
-              "registrations": {node id: {"host": inventory host or None, "supported": {feature: highest}}} (KRaft)}
+              "feature_check": what Kafka's controller answered a dry run of the features step (kafka-features
+              upgrade --dry-run), when it refused; None when it accepted or was not asked (feature_check_levels)}
     record: the upgrade record ({"from", "to"}) or None.
     Returns {"refusals": [...], "record": the record to keep, "steps": [{"step", "hosts", "irreversible", ...}] not
-    done yet, in order, "stop_before": the irreversible step left for -e finalize=true, or None}.
+    done yet, in order, "stop_before": the finalize step left for -e finalize=true, or None}.
     """
     mode, nodes = cluster["mode"], cluster["nodes"]
     refusals = list(kafka_versions.version_refusals(target, mode, [], {}))
@@ -99,7 +104,7 @@ def upgrade_plan(cluster, target, record=None, finalize=False):
         return {"refusals": refusals, "record": record, "steps": [], "stop_before": None}
     steps = (_zookeeper_steps if mode == "zookeeper" else _kraft_steps)(cluster, source, target)
     refusals = [r for step in steps for r in step.pop("refusals", [])]
-    stop_before = next((s["step"] for s in steps if s["irreversible"]), None) if not finalize else None
+    stop_before = next((s["step"] for s in steps if s["step"] not in ROLLS), None) if not finalize else None
     if stop_before:
         steps = steps[:[s["step"] for s in steps].index(stop_before)]
     return {"refusals": refusals, "record": {"from": source, "to": target}, "steps": steps, "stop_before": stop_before}
@@ -133,49 +138,106 @@ def _kraft_steps(cluster, source, target):
         current = finalized.get("metadata.version", 0)
         step = {"step": "features", "hosts": [], "features": levels,
                 "irreversible": _metadata_irreversible(current, levels.get("metadata.version", current))}
-        if not steps:  # the gate reads the registrations once every node runs the target
-            step["refusals"] = registration_refusals(cluster.get("registrations", {}), levels)
+        if not steps and cluster.get("feature_check"):  # asked once every node runs the target
+            step["refusals"] = [refusal("upgrade-feature-unsupported", (
+                f"Kafka's controller refused the levels {levels} in a dry run: {cluster['feature_check']} A node that "
+                "does not run the target as it should (a restart pending?), or the registration of a controller that "
+                "no longer runs (KAFKA-20295: kafka-cluster list-endpoints --bootstrap-controller lists them), "
+                "supports less. Nothing was raised."))]
         steps.append(step)
     return steps
 
 
-def registration_refusals(registrations, levels):
-    """Why the features cannot be raised to levels yet: a registration that is no node of the inventory (a stopped
-    controller's stale registration blocks the bump, KAFKA-20295), or a node that does not support a level."""
-    refusals = []
-    stale = sorted(node_id for node_id, r in registrations.items() if r["host"] is None)
-    if stale:
-        refusals.append(refusal("upgrade-stale-registration", (
-            f"node id(s) {', '.join(map(str, stale))} are registered with the cluster but are no host of the "
-            "inventory: Kafka refuses a feature level they do not support (KAFKA-20295). Find where they run, "
-            "start them with the target release or unregister them, then rerun.")))
-    short = sorted(f"{r['host']} supports {f} up to {r['supported'].get(f, 0)}"
-                   for r in registrations.values() if r["host"]
-                   for f, level in levels.items() if r["supported"].get(f, 0) < level)
-    if short:
-        refusals.append(refusal("upgrade-feature-unsupported", (
-            f"{'; '.join(short)}, below the level to set: that node does not run the target release as it should "
-            "(a restart pending?). Rerun without -e finalize=true to finish the roll, then finalize.")))
-    return refusals
+def feature_check_levels(plan):
+    """The levels of the features step when it is the next step (every node runs the target): the levels Kafka's
+    controller must accept in a dry run before the step is planned without a refusal; None otherwise."""
+    first = plan["steps"][0] if plan["steps"] else {}
+    return first.get("features") if first.get("step") == "features" and not plan["refusals"] else None
+
+
+def steps_this_run(plan):
+    """The steps a run takes: the rolls; once every node runs the target, the finalize step alone (its gate reads
+    the cluster as the rolls left it, so it waits for a run of its own)."""
+    rolls = [s for s in plan["steps"] if s["step"] in ROLLS]
+    return rolls or plan["steps"][:1]
+
+
+def step_groups(steps):
+    """The inventory group of the step a run takes that configures and rolls hosts: upgrade_step_roll (the hosts of
+    the rolls) or upgrade_step_ibp (the brokers), each with localhost, where the gates of the brokers' roll run. The
+    features step rolls nothing: no group."""
+    rolls = [h for s in steps if s["step"] in ROLLS for h in s["hosts"]]
+    ibp = [h for s in steps if s["step"] == "ibp" for h in s["hosts"]]
+    return {name: hosts + ["localhost"] for name, hosts in (("upgrade_step_roll", rolls), ("upgrade_step_ibp", ibp))
+            if hosts}
+
+
+def commit_lines(release, this_run, mode, quorum=None):
+    """What the inventory must say once this run (of an upgrade or its rollback to release) is done, for the next
+    deploy to keep the cluster as the run left it: the release; in ZooKeeper mode a protocol pinned below the
+    release's own (until the finalize run), none after the ibp step; on KRaft the kind of a quorum the release would
+    not deploy (a static one: 4.x deploys dynamic ones)."""
+    if not this_run:
+        return []
+    lines = [f"kafka_version: {release}"]
+    pinned = [s["ibp"] for s in this_run if s["step"] in ROLLS and s.get("ibp")]
+    if mode == "zookeeper" and pinned and pinned[0] != kafka_versions.facts(release)["ibp"]:
+        lines.append(f'kafka_inter_broker_protocol_version: "{pinned[0]}" (the protocol the brokers keep until the '
+                     "finalize run; a deploy without it would raise it, which cannot be undone)")
+    elif mode == "zookeeper":
+        lines.append(f"kafka_inter_broker_protocol_version: none (the brokers run {release}'s own protocol)")
+    if mode == "kraft" and quorum and quorum != kafka_versions.new_quorum(release):
+        lines.append(f"kafka_controller_quorum: {quorum} (the quorum keeps its kind; convert_quorum_to_dynamic.yml "
+                     "makes a static one dynamic)")
+    return lines
+
+
+def node_from_processes(processes, group, restart_pending):
+    """An upgrade's view of one inventory host of group (zookeeper, kafka_controller, kafka_broker), from what runs
+    on it (kafka_adoption_facts' processes) and whether a gated restart waits for it: {"role", "release" (the Kafka
+    release its process runs, None when none runs), "running", "settled", "ibp"}."""
+    kind = "zookeeper" if group == "zookeeper" else "broker"
+    mine = [p for p in processes if p["kind"] == kind]
+    process = mine[0] if len(mine) == 1 else None
+    properties = (process or {}).get("config_properties") or {}
+    return {"role": ROLES[group], "release": process["release"] if process else None, "running": bool(process),
+            "settled": not restart_pending, "ibp": properties.get("inter.broker.protocol.version")}
+
+
+def upgrade_lines(plan, this_run):
+    """The plan in words: each step left, the irreversible one marked, and what this run takes."""
+    record = plan["record"] or {}
+    lines = [f"upgrade from {record.get('from')} to {record.get('to')}"] if record else []
+    for step in plan["steps"]:
+        what = ", ".join(step["hosts"]) or ", ".join(f"{k}={v}" for k, v in step.get("features", {}).items())
+        pinned = f" (inter.broker.protocol.version {step['ibp']})" if step.get("ibp") else ""
+        lines.append(f"{step['step']}: {what}{pinned}"
+                     + (": CANNOT BE UNDONE" if step["irreversible"] else "")
+                     + ("" if step in this_run else " (a later run)"))
+    if plan["stop_before"]:
+        lines.append(f"then {plan['stop_before']}: only with -e finalize=true, once every node runs the target")
+    return lines or ["nothing to do: every node runs the target"]
 
 
 def rollback_plan(cluster, record):
     """What rollback_upgrade.yml does to take the cluster back to the record's release: the rolls in reverse
     (brokers, then controllers or the ensemble), refused once the irreversible step has been taken."""
+    result = {"refusals": [], "steps": [], "record": record, "stop_before": None}
     if not record:
-        return {"refusals": [refusal("rollback-upgrade-nothing-recorded", (
+        return dict(result, refusals=[refusal("rollback-upgrade-nothing-recorded", (
             "no upgrade is recorded for this cluster: there is nothing to roll back (an upgrade records where it "
-            "started before its first host changes)."))], "steps": []}
+            "started before its first host changes)."))])
     source, target, nodes = record["from"], record["to"], cluster["nodes"]
     taken = _irreversible_taken(cluster, source)
     if taken:
-        return {"refusals": [refusal("rollback-upgrade-irreversible", (
+        return dict(result, refusals=[refusal("rollback-upgrade-irreversible", (
             f"the upgrade from {source} to {target} took its step that cannot be undone: {taken}. Kafka {source} "
-            "cannot run this cluster any more; fix forward instead."))], "steps": []}
+            "cannot run this cluster any more; fix forward instead."))])
     order = (("brokers", "broker"), ("controllers", "controller"), ("zookeeper", "zookeeper"))
-    steps = [{"step": step, "hosts": hosts, "irreversible": False, "ibp": kafka_versions.facts(source)["ibp"]}
+    ibp = kafka_versions.facts(source)["ibp"] if cluster["mode"] == "zookeeper" else None
+    steps = [{"step": step, "hosts": hosts, "irreversible": False, "ibp": ibp}
              for step, role in order for hosts in [_pending(nodes, role, source)] if hosts]
-    return {"refusals": [], "steps": steps}
+    return dict(result, steps=steps)
 
 
 def _irreversible_taken(cluster, source):

@@ -120,8 +120,8 @@ RULES = {
     "upgrade-mixed-releases": "an upgrade refuses a cluster of several releases that is not mid-upgrade to the target",
     "upgrade-downgrade": "an upgrade refuses a target older than the release the cluster runs (rollback_upgrade.yml)",
     "upgrade-under-replicated": "an upgrade refuses to start while partitions are under-replicated",
-    "upgrade-stale-registration": "the features are raised only when every registration is a node of the inventory",
-    "upgrade-feature-unsupported": "the features are raised only when every node supports their levels",
+    "upgrade-feature-unsupported": "the features are raised only when Kafka's controller accepts their levels in a "
+                                   "dry run",
     "rollback-upgrade-nothing-recorded": "rollback_upgrade.yml refuses a cluster with no upgrade recorded",
     "rollback-upgrade-irreversible": "rollback_upgrade.yml refuses once the upgrade's irreversible step was taken",
     # Secure defaults (security_exposures.py)

@@ -98,7 +98,7 @@ def main():
                 "unconfirmed_changed": [], "kraft_version_after_refusals": 0, "kraft_version_after": 1,
                 "voters_without_directory_id": [], "listing_voters_after": [], "site_after_changed": [],
                 "voters_at_end": [9001, 9002, 9003]}
-    problems += [f"{key}: {figures[key]}, not {value}" for key, value in expected.items() if figures[key] != value]
+    problems += drill.mismatches(figures, expected)
     drill.finish("convert-quorum", figures, problems,
                  "refused without the confirmation, nothing lost, every voter with its directory id, no config "
                  "listing the voters, site.yml unchanged, a voter replaced afterwards")

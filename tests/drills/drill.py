@@ -126,6 +126,11 @@ def validate(before, ledger, snapshots, report, canaries, env=None):
     return figures, problems
 
 
+def mismatches(figures, expected):
+    """A problem for each figure that is not what the drill expects."""
+    return [f"{key}: {figures[key]}, not {value}" for key, value in expected.items() if figures[key] != value]
+
+
 def finish(name, figures, problems, passed):
     """Write the figures to .cache/drills/<name>.json and print them; exit 1 naming the problems, if any."""
     (REPO / ".cache" / "drills" / f"{name}.json").write_text(json.dumps(figures, indent=2) + "\n")

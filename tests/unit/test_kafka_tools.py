@@ -113,6 +113,33 @@ def test_parse_features_reads_numbered_and_named_levels_of_both_releases_tools()
         kafka_tools.parse_features("Error while describing features\n")
 
 
+def test_parse_version_mapping_reads_each_features_level():
+    mapping = "metadata.version=21 (3.9-IV0)\nkraft.version=1\ntransaction.version=0\n"  # 4.4.0's, for 3.9-IV0
+    assert kafka_tools.parse_version_mapping(mapping) == {"metadata.version": 21, "kraft.version": 1,
+                                                          "transaction.version": 0}
+    with pytest.raises(ValueError, match="no metadata.version"):
+        kafka_tools.parse_version_mapping("Unknown metadata.version 3.9-IV9\n")
+
+
+def test_feature_levels_turn_metadata_versions_name_into_its_level(monkeypatch):
+    monkeypatch.setattr(kafka_tools, "read_features", lambda home, conf, timeout: dict(
+        kafka_tools.parse_features(FEATURES)))
+    asked = []
+
+    def run_tool(home, main_class, args, timeout):
+        asked.append(args)
+        return "metadata.version=33 (4.4-IV2)\nkraft.version=1\n"
+    monkeypatch.setattr(kafka_tools, "run_tool", run_tool)
+    assert kafka_tools.read_feature_levels("/opt/kafka", {}, 30) == {
+        "kraft.version": 0, "metadata.version": 33, "transaction.version": 2}
+    assert asked == []  # 4.4-IV2 is a line's own: the version table knows it
+    monkeypatch.setattr(kafka_tools, "read_features", lambda home, conf, timeout: {"metadata.version": "4.0-IV3"})
+    monkeypatch.setattr(kafka_tools, "run_tool", lambda home, main_class, args, timeout: asked.append(args) or (
+        "metadata.version=25 (4.0-IV3)\n"))
+    assert kafka_tools.read_feature_levels("/opt/kafka", {}, 30) == {"metadata.version": 25}
+    assert asked == [["version-mapping", "--release-version", "4.0-IV3"]]
+
+
 def test_parse_metadata_level_reads_the_feature_level_record_of_metadata_version():
     dump = (  # DumpLogSegments --cluster-metadata-decoder of a 4.4 bootstrap snapshot, shortened
         'Dumping /tmp/x.checkpoint\n'

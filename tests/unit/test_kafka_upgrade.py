@@ -19,13 +19,11 @@ def zookeeper_cluster(brokers=("3.6.2",) * 3, zookeeper=("3.6.2",) * 3, ibps=(No
     return {"mode": "zookeeper", "nodes": nodes, "under_replicated": []}
 
 
-def kraft_cluster(controllers=("3.9.2",) * 3, brokers=("3.9.2",) * 3, features=None, registrations=None):
+def kraft_cluster(controllers=("3.9.2",) * 3, brokers=("3.9.2",) * 3, features=None, feature_check=None):
     nodes = {f"ctrl{i + 1}": node("controller", r) for i, r in enumerate(controllers)}
     nodes.update({f"kafka{i + 1}": node("broker", r) for i, r in enumerate(brokers)})
     return {"mode": "kraft", "nodes": nodes, "under_replicated": [],
-            "features": {"metadata.version": 21} if features is None else features,
-            "registrations": registrations if registrations is not None else {
-                i: {"host": h, "supported": dict(FEATURES_44)} for i, h in enumerate(nodes)}}
+            "features": {"metadata.version": 21} if features is None else features, "feature_check": feature_check}
 
 
 def rules(result):
@@ -123,16 +121,46 @@ def test_features_already_raised_are_left_and_a_bump_that_changes_no_metadata_is
                            "4.4.0", finalize=True)["steps"][0]["features"] == {"metadata.version": 33}
 
 
-def test_the_finalize_gate_refuses_stale_registrations_and_nodes_that_do_not_support_the_levels():
+def test_the_finalize_gate_is_kafkas_dry_run_once_every_node_runs_the_target():
     rolled = kraft_cluster(controllers=("4.4.0",) * 3, brokers=("4.4.0",) * 3)
-    rolled["registrations"][7] = {"host": None, "supported": {"metadata.version": 21}}
-    rolled["registrations"][0]["supported"]["metadata.version"] = 21
     plan = ku.upgrade_plan(rolled, "4.4.0", finalize=True)
-    assert rules(plan) == ["upgrade-stale-registration", "upgrade-feature-unsupported"]
-    assert "node id(s) 7 are registered" in plan["refusals"][0]["message"]
-    assert "ctrl1 supports metadata.version up to 21" in plan["refusals"][1]["message"]
-    # while nodes still roll, the gate is not read yet (the roll comes first; the rerun finalizes)
-    assert rules(ku.upgrade_plan(kraft_cluster(controllers=("4.4.0",) * 3), "4.4.0", finalize=True)) == []
+    assert ku.feature_check_levels(plan) == FEATURES_44  # what the module asks Kafka to validate
+    answer = "Invalid update version 33 for feature metadata.version. Broker 3002 only supports versions 1-21."
+    refused = ku.upgrade_plan(dict(rolled, feature_check=answer), "4.4.0", finalize=True)
+    assert rules(refused) == ["upgrade-feature-unsupported"] and answer in refused["refusals"][0]["message"]
+    assert "KAFKA-20295" in refused["refusals"][0]["message"]
+    # while nodes still roll, nothing is asked (the roll comes first; a rerun finalizes)
+    rolling = ku.upgrade_plan(kraft_cluster(controllers=("4.4.0",) * 3), "4.4.0", finalize=True)
+    assert rules(rolling) == [] and ku.feature_check_levels(rolling) is None
+
+
+def test_a_run_takes_the_rolls_and_the_finalize_step_alone_in_a_run_of_its_own():
+    plan = ku.upgrade_plan(kraft_cluster(), "4.4.0", finalize=True)
+    assert [s["step"] for s in plan["steps"]] == ["controllers", "brokers", "features"]
+    assert [s["step"] for s in ku.steps_this_run(plan)] == ["controllers", "brokers"]
+    lines = ku.upgrade_lines(plan, ku.steps_this_run(plan))
+    assert lines[0] == "upgrade from 3.9.2 to 4.4.0" and lines[1] == "controllers: ctrl1, ctrl2, ctrl3"
+    assert lines[3].startswith("features: metadata.version=33") and lines[3].endswith(
+        ": CANNOT BE UNDONE (a later run)")
+    rolled = ku.upgrade_plan(kraft_cluster(controllers=("4.4.0",) * 3, brokers=("4.4.0",) * 3), "4.4.0")
+    assert rolled["steps"] == [] and rolled["stop_before"] == "features"
+    assert ku.upgrade_lines(rolled, [])[-1] == (
+        "then features: only with -e finalize=true, once every node runs the target")
+    zookeeper = ku.upgrade_plan(zookeeper_cluster(), "3.9.2")
+    assert ku.upgrade_lines(zookeeper, ku.steps_this_run(zookeeper))[2] == (
+        "brokers: kafka1, kafka2, kafka3 (inter.broker.protocol.version 3.6)")
+
+
+def test_a_node_is_what_its_one_process_runs():
+    broker = {"kind": "broker", "release": "3.9.2", "config_properties": {"inter.broker.protocol.version": "3.6"}}
+    member = {"kind": "zookeeper", "release": "3.9.2", "config_properties": {}}
+    assert ku.node_from_processes([broker, member], "kafka_broker", False) == {
+        "role": "broker", "release": "3.9.2", "running": True, "settled": True, "ibp": "3.6"}
+    assert ku.node_from_processes([member], "zookeeper", True)["settled"] is False
+    assert ku.node_from_processes([member], "kafka_controller", False) == {
+        "role": "controller", "release": None, "running": False, "settled": True, "ibp": None}
+    # two brokers on one host: no release to read (adoption refuses such a host)
+    assert ku.node_from_processes([broker, broker], "kafka_broker", False)["running"] is False
 
 
 def test_rollback_goes_back_in_reverse_until_the_irreversible_step():
@@ -155,6 +183,7 @@ def test_kraft_rollback_is_open_until_metadata_version_crosses_a_change():
     rolled = kraft_cluster(controllers=("4.4.0",) * 3, brokers=("4.4.0", "4.4.0", "3.9.2"))
     assert steps(ku.rollback_plan(rolled, record)) == [("brokers", ["kafka1", "kafka2"]),
                                                        ("controllers", ["ctrl1", "ctrl2", "ctrl3"])]
+    assert [s["ibp"] for s in ku.rollback_plan(rolled, record)["steps"]] == [None, None]  # no protocol on KRaft
     group_only = dict(rolled, features={"metadata.version": 22, "group.version": 1})
     assert rules(ku.rollback_plan(group_only, record)) == []
     crossed = dict(rolled, features={"metadata.version": 23})
@@ -168,3 +197,31 @@ def test_effective_ibp_reads_the_full_form_and_falls_back_to_the_release():
     assert ku.effective_ibp(node("broker", "3.9.2", "3.6-IV2")) == "3.6"
     assert ku.effective_ibp(node("broker", "2.8.2")) == "2.8"
     assert ku.effective_ibp(node("broker", None)) is None
+
+
+def test_a_run_configures_the_group_of_its_step_and_says_what_to_commit():
+    plan = ku.upgrade_plan(kraft_cluster(), "4.4.0")
+    run = ku.steps_this_run(plan)
+    assert ku.step_groups(run) == {"upgrade_step_roll": ["ctrl1", "ctrl2", "ctrl3", "kafka1", "kafka2", "kafka3",
+                                                         "localhost"]}
+    assert ku.commit_lines("4.4.0", run, "kraft", "static") == [
+        "kafka_version: 4.4.0", "kafka_controller_quorum: static (the quorum keeps its kind; "
+        "convert_quorum_to_dynamic.yml makes a static one dynamic)"]
+    assert ku.commit_lines("4.4.0", run, "kraft", "dynamic") == ["kafka_version: 4.4.0"]
+    zookeeper = ku.upgrade_plan(zookeeper_cluster(), "3.9.2")
+    lines = ku.commit_lines("3.9.2", ku.steps_this_run(zookeeper), "zookeeper")
+    assert lines[1].startswith('kafka_inter_broker_protocol_version: "3.6" (the protocol the brokers keep')
+    raised = ku.upgrade_plan(zookeeper_cluster(brokers=("3.9.2",) * 3, zookeeper=("3.9.2",) * 3, ibps=("3.6",) * 3),
+                             "3.9.2", {"from": "3.6.2", "to": "3.9.2"}, finalize=True)
+    run = ku.steps_this_run(raised)
+    assert ku.step_groups(run) == {"upgrade_step_ibp": ["kafka1", "kafka2", "kafka3", "localhost"]}
+    assert ku.commit_lines("3.9.2", run, "zookeeper")[1].startswith("kafka_inter_broker_protocol_version: none")
+    # a rollback to the release whose protocol the pin kept: no pin left to keep
+    back = ku.rollback_plan(zookeeper_cluster(brokers=("3.9.2",) * 3, ibps=("3.6",) * 3), {"from": "3.6.2",
+                                                                                           "to": "3.9.2"})
+    assert ku.commit_lines("3.6.2", back["steps"], "zookeeper")[1].startswith(
+        "kafka_inter_broker_protocol_version: none")
+    finalize = ku.upgrade_plan(kraft_cluster(controllers=("4.4.0",) * 3, brokers=("4.4.0",) * 3), "4.4.0",
+                               finalize=True)
+    assert ku.step_groups(ku.steps_this_run(finalize)) == {}
+    assert ku.commit_lines("3.9.2", [], "kraft") == []

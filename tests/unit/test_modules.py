@@ -231,23 +231,71 @@ def test_throttle_removal_fails_when_a_rate_still_acts_after_the_timeout(monkeyp
 def _features(monkeypatch, levels):
     """kafka_tools' feature calls faked over a dict of levels; returns the upgrades asked for."""
     asked = []
-    monkeypatch.setattr(kafka_tools, "read_features", lambda home, conf, timeout: dict(levels))
+    monkeypatch.setattr(kafka_tools, "read_feature_levels", lambda home, conf, timeout: dict(levels))
 
-    def upgrade(home, conf, feature, level, timeout):
-        asked.append((feature, level))
-        levels[feature] = level
-    monkeypatch.setattr(kafka_tools, "upgrade_feature", upgrade)
+    def upgrade(home, conf, raise_, timeout, dry_run=False):
+        asked.append(dict(raise_))
+        levels.update(raise_)
+    monkeypatch.setattr(kafka_tools, "upgrade_features", upgrade)
     return asked
 
 
-FEATURE = dict(CONN, kafka_tools_home="/opt/kafka", feature="kraft.version", level=1)
+FEATURE = dict(CONN, kafka_tools_home="/opt/kafka", features={"kraft.version": 1})
 
 
 def test_feature_upgrades_once_and_never_lowers(monkeypatch):
     asked = _features(monkeypatch, {"kraft.version": 0})
     result = run_module("kafka_feature", FEATURE, monkeypatch, check_mode=True)
-    assert (result["changed"], result["before"], result["after"], asked) == (True, 0, 1, [])
+    assert (result["changed"], result["before"], result["after"], asked) == (
+        True, {"kraft.version": 0}, {"kraft.version": 1}, [])
     result = run_module("kafka_feature", FEATURE, monkeypatch)
-    assert (result["changed"], result["before"], result["after"], asked) == (True, 0, 1, [("kraft.version", 1)])
-    result = run_module("kafka_feature", dict(FEATURE, level=0), monkeypatch)
-    assert (result["changed"], result["after"], asked) == (False, 1, [("kraft.version", 1)])
+    assert (result["changed"], result["after"], asked) == (True, {"kraft.version": 1}, [{"kraft.version": 1}])
+    result = run_module("kafka_feature", dict(FEATURE, features={"kraft.version": 0}), monkeypatch)
+    assert (result["changed"], result["after"], asked) == (False, {"kraft.version": 1}, [{"kraft.version": 1}])
+
+
+def test_features_below_their_levels_are_raised_together_the_others_left(monkeypatch):
+    asked = _features(monkeypatch, {"metadata.version": 21, "group.version": 1})
+    wanted = {"metadata.version": 33, "group.version": 1, "share.version": 2}
+    result = run_module("kafka_feature", dict(FEATURE, features=wanted), monkeypatch)
+    assert asked == [{"metadata.version": 33, "share.version": 2}]
+    assert result["before"] == {"metadata.version": 21, "group.version": 1, "share.version": 0}
+
+
+UPGRADE = dict(CONN, zookeeper_connect="", kafka_tools_home="/opt/kafka", kafka_version="4.4.0",
+               metadata_mode="kraft", nodes={
+                   **{f"ctrl{i}": {"role": "controller", "release": "4.4.0", "running": True, "settled": True,
+                                   "ibp": None} for i in (1, 2, 3)},
+                   **{f"kafka{i}": {"role": "broker", "release": "4.4.0", "running": True, "settled": True,
+                                    "ibp": None} for i in (1, 2, 3)}})
+
+
+def test_upgrade_plan_asks_kafka_to_validate_the_features_and_refuses_on_its_answer(monkeypatch, tmp_path):
+    (tmp_path / "c1.json").write_text('{"from": "3.9.2", "to": "4.4.0"}')
+    monkeypatch.setattr(kafka_tools, "read_feature_levels", lambda home, conf, timeout: {"metadata.version": 21})
+    dry_runs = []
+
+    def refuse(home, conf, levels, timeout, dry_run=False):
+        dry_runs.append((dict(levels), dry_run))
+        raise RuntimeError("Could not upgrade metadata.version to 33: controller 9004 only supports 1-21.")
+    monkeypatch.setattr(kafka_tools, "upgrade_features", refuse)
+    args = dict(UPGRADE, record_dir=str(tmp_path), finalize=True)
+    result = run_module("kafka_upgrade_plan", args, monkeypatch, state=_state([]))
+    assert [r["rule"] for r in result["refusals"]] == ["upgrade-feature-unsupported"]
+    assert "controller 9004 only supports 1-21" in result["refusals"][0]["message"]
+    assert result["steps"] == [] and dry_runs[0][1] is True and dry_runs[0][0]["metadata.version"] == 33
+    assert result["record"] == {"from": "3.9.2", "to": "4.4.0"} and result["record_path"] == str(tmp_path / "c1.json")
+    monkeypatch.setattr(kafka_tools, "upgrade_features", lambda *a, **k: "")  # accepted
+    result = run_module("kafka_upgrade_plan", args, monkeypatch, state=_state([]))
+    assert result["refusals"] == [] and [s["step"] for s in result["steps"]] == ["features"]
+
+
+def test_upgrade_plan_without_a_record_rolls_and_asks_nothing_of_the_features(monkeypatch, tmp_path):
+    monkeypatch.setattr(kafka_tools, "read_feature_levels", lambda home, conf, timeout: {"metadata.version": 21})
+    monkeypatch.setattr(kafka_tools, "upgrade_features", lambda *a, **k: pytest.fail("no dry run while rolling"))
+    nodes = {h: dict(n, release="3.9.2") for h, n in UPGRADE["nodes"].items()}
+    result = run_module("kafka_upgrade_plan", dict(UPGRADE, nodes=nodes, record_dir=str(tmp_path)), monkeypatch,
+                        state=_state([]))
+    assert [s["step"] for s in result["steps"]] == ["controllers", "brokers"]
+    assert result["stop_before"] == "features" and result["record"] == {"from": "3.9.2", "to": "4.4.0"}
+    assert not (tmp_path / "c1.json").exists()  # the playbook writes it, before the first host changes
