@@ -172,28 +172,23 @@ def main():
         record = None
     if p["rollback"]:
         plan = kafka_upgrade.rollback_plan(cluster, record)
-        release = record["from"] if record else None
-        this_run = plan["steps"]
-        module.exit_json(changed=False, steps=this_run, stop_before=None, record=record, record_path=record_path,
-                         refusals=plan["refusals"], quorum=p["controller_quorum"] or kafka_versions.new_quorum(release),
-                         commit=kafka_upgrade.commit_lines(release, this_run, p["metadata_mode"],
-                                                           p["controller_quorum"]),
-                         plan=kafka_upgrade.upgrade_lines(plan, this_run))
-    plan = kafka_upgrade.upgrade_plan(cluster, p["kafka_version"], record, p["finalize"])
-    levels = kafka_upgrade.feature_check_levels(plan)
-    if levels:
-        try:
-            kafka_tools.upgrade_features(home, conf, levels, timeout, dry_run=True)
-        except RuntimeError as exc:  # the tool's own answer: what Kafka's controller refused
-            cluster["feature_check"] = str(exc)
-            plan = kafka_upgrade.upgrade_plan(cluster, p["kafka_version"], record, p["finalize"])
-    this_run = [] if plan["refusals"] else kafka_upgrade.steps_this_run(plan)
-    quorum = p["controller_quorum"] or kafka_versions.new_quorum(p["kafka_version"])
+        release, this_run = (record or {}).get("from"), plan["steps"]
+    else:
+        plan = kafka_upgrade.upgrade_plan(cluster, p["kafka_version"], record, p["finalize"])
+        levels = kafka_upgrade.feature_check_levels(plan)
+        if levels:
+            try:
+                kafka_tools.upgrade_features(home, conf, levels, timeout, dry_run=True)
+            except RuntimeError as exc:  # the tool's own answer: what Kafka's controller refused
+                cluster["feature_check"] = str(exc)
+                plan = kafka_upgrade.upgrade_plan(cluster, p["kafka_version"], record, p["finalize"])
+        release, this_run = p["kafka_version"], [] if plan["refusals"] else kafka_upgrade.steps_this_run(plan)
+    lines = kafka_upgrade.upgrade_lines(plan, this_run)
     module.exit_json(changed=False, steps=this_run, stop_before=plan["stop_before"], record=plan["record"],
-                     record_path=record_path, refusals=plan["refusals"], quorum=quorum,
-                     commit=kafka_upgrade.commit_lines(p["kafka_version"], this_run, p["metadata_mode"],
-                                                       p["controller_quorum"]),
-                     plan=kafka_upgrade.upgrade_lines(plan, this_run))
+                     record_path=record_path, refusals=plan["refusals"],
+                     quorum=p["controller_quorum"] or kafka_versions.new_quorum(release),
+                     commit=kafka_upgrade.commit_lines(release, this_run, p["metadata_mode"], p["controller_quorum"]),
+                     plan=[f"back to {release}:"] + lines if p["rollback"] and release else lines)
 
 
 if __name__ == "__main__":

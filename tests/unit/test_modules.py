@@ -299,3 +299,17 @@ def test_upgrade_plan_without_a_record_rolls_and_asks_nothing_of_the_features(mo
     assert [s["step"] for s in result["steps"]] == ["controllers", "brokers"]
     assert result["stop_before"] == "features" and result["record"] == {"from": "3.9.2", "to": "4.4.0"}
     assert not (tmp_path / "c1.json").exists()  # the playbook writes it, before the first host changes
+
+
+def test_upgrade_rollback_goes_back_to_the_record_and_is_refused_without_one(monkeypatch, tmp_path):
+    monkeypatch.setattr(kafka_tools, "read_feature_levels", lambda home, conf, timeout: {"metadata.version": 21})
+    zookeeper = dict(UPGRADE, metadata_mode="zookeeper", zookeeper_connect="zk1:2181", record_dir=str(tmp_path),
+                     rollback=True, nodes={"kafka1": dict(UPGRADE["nodes"]["kafka1"], release="3.9.2")})
+    result = run_module("kafka_upgrade_plan", zookeeper, monkeypatch, state=_state([]))
+    assert [r["rule"] for r in result["refusals"]] == ["rollback-upgrade-nothing-recorded"]
+    assert result["commit"] == []
+    (tmp_path / "c1.json").write_text('{"from": "3.9.2", "to": "4.4.0"}')
+    args = dict(UPGRADE, record_dir=str(tmp_path), rollback=True, controller_quorum="static")
+    result = run_module("kafka_upgrade_plan", args, monkeypatch, state=_state([]))
+    assert [s["step"] for s in result["steps"]] == ["brokers", "controllers"] and result["plan"][0] == "back to 3.9.2:"
+    assert result["commit"][0] == "kafka_version: 3.9.2" and result["quorum"] == "static"
