@@ -218,6 +218,24 @@ RULES = [
          "    if stop_after and stop_after not in PHASES:\n",
          "    if False:\n",
          [T + "long_rotate_ca_refusals.py::test_an_unknown_phase_is_refused_and_nothing_changes"]),
+    # the release refusals (kafka_versions.version_refusals), by their --check runs: without the rule a run would
+    # deploy the release on the lab
+    Rule("version-known-bad",
+         "plugins/module_utils/kafka_versions.py", "    if version in KNOWN_BAD:\n", "    if False:\n",
+         [T + "long_role_preflight.py::test_a_release_refusal_stops_a_check_run_too[a known-bad release]"]),
+    Rule("version-zookeeper-on-4",
+         "plugins/module_utils/kafka_versions.py",
+         '    if metadata_mode != "kraft" and not entry["zookeeper"]:\n', "    if False:\n",
+         [T + "long_role_preflight.py::test_a_release_refusal_stops_a_check_run_too"
+          "[a release without ZooKeeper mode, with a config it removed]"]),
+    Rule("version-removed-config",
+         "plugins/module_utils/kafka_versions.py", "    if removed:\n", "    if False:\n",
+         [T + "long_role_preflight.py::test_a_release_refusal_stops_a_check_run_too"
+          "[a release without ZooKeeper mode, with a config it removed]"]),
+    Rule("version-java-too-old",
+         "plugins/module_utils/kafka_versions.py",
+         '        if output and (major is None or major < entry["java"]):\n', "        if False:\n",
+         [T + "long_role_preflight.py::test_a_java_below_the_releases_on_one_host_is_refused_naming_it[check]"]),
     Rule("rotation-under-way",
          "roles/pki/tasks/preflight.yml",
          "      - kafka_pki_ca_rotation_phase | length > 0 or not _kafka_pki_rotating\n",

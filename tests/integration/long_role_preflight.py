@@ -142,18 +142,31 @@ def test_a_wrong_setting_is_refused_before_anything_changes(
     assert lab_state(settings) == before
 
 
+# The release refusals once more with --check, what make rule-removal runs: without its rule, a run would go on to
+# deploy that release on the lab; a check run changes nothing either way.
+RELEASE_CASES = [c for c in CASES if c[4].startswith("Refusing Kafka")]
+
+
+@pytest.mark.parametrize("rule, playbook, values, overlay, refusal", RELEASE_CASES, ids=[c[0] for c in RELEASE_CASES])
+def test_a_release_refusal_stops_a_check_run_too(run_playbook, rule, playbook, values, overlay, refusal):
+    proc = run_playbook(playbook, *_extra_vars(values), "--check")
+    assert proc.returncode != 0
+    assert refusal in proc.output, proc.output[-3000:]
+
+
 JAVA7_ON_KAFKA1 = "all:\n  hosts:\n    kafka1: {kafka_java_bin: /tmp/java7}\n"
 
 
-def test_a_java_below_the_releases_on_one_host_is_refused_naming_it(run_playbook, settings, tmp_path):
+@pytest.mark.parametrize("check", [[], ["--check"]], ids=["run", "check"])
+def test_a_java_below_the_releases_on_one_host_is_refused_naming_it(run_playbook, settings, tmp_path, check):
     """kafka1's kafka_java_bin is a Java 7 (a script answering -version as one): 3.9.2 needs 8, so the run stops
-    before any host changes, naming kafka1."""
+    before any host changes, naming kafka1 (--check too: what make rule-removal runs)."""
     kafka1 = config.host("kafka1")
     script = base64.b64encode(b'#!/bin/sh\necho \'java version "1.7.0_80"\' >&2\n').decode()
     ssh_run(kafka1, f"echo {script} | base64 -d > /tmp/java7 && chmod 0755 /tmp/java7")
     try:
         before = lab_state(settings)
-        proc = run_playbook("kafka.yml", *_inventory(tmp_path, JAVA7_ON_KAFKA1))
+        proc = run_playbook("kafka.yml", *_inventory(tmp_path, JAVA7_ON_KAFKA1), *check)
         assert proc.returncode != 0
         assert "[version-java-too-old] Kafka 3.9.2 needs Java 8 or later; kafka1 runs Java 7" in proc.output, \
             proc.output[-3000:]
