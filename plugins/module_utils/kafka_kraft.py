@@ -232,11 +232,22 @@ def parse_quorum_status(text):
             "leader_epoch": int(fields.get("LeaderEpoch", -1)), "high_watermark": int(fields["HighWatermark"])}
 
 
+def observers(rows):
+    """{node id: its row} of the observers (the brokers). A broker whose log dir was replaced is listed twice for
+    minutes (seen on 3.9.2): its old directory, which stopped fetching, and its new one; the broker is the entry that
+    fetched last."""
+    current = {}
+    for row in (r for r in rows if r["status"] == "Observer"):
+        seen = current.get(row["node_id"])
+        if seen is None or row.get("last_fetch_ms", -1) > seen.get("last_fetch_ms", -1):
+            current[row["node_id"]] = row
+    return current
+
+
 def observers_behind(rows, offset):
     """{node id: log end offset} of the observers (the brokers) that have not fetched the metadata log up to
     offset: a change committed at or below offset has not reached them yet."""
-    return {r["node_id"]: r["log_end_offset"] for r in rows
-            if r["status"] == "Observer" and r["log_end_offset"] < offset}
+    return {node: row["log_end_offset"] for node, row in observers(rows).items() if row["log_end_offset"] < offset}
 
 
 def _caught_up(row, max_lag):

@@ -255,7 +255,7 @@ def finalize_refusals(brokers, broker_ids, rows, max_lag):
     zk = sorted(h for h, n in brokers.items() if n["mode"] != KRAFT or n["restart_pending"])
     if zk:
         refusals.append(refusal("finalize-brokers-in-kraft", f"brokers {', '.join(zk)} do not run KRaft mode yet."))
-    observers = {r["node_id"]: r for r in rows if r["status"] == "Observer"}
+    observers = kafka_kraft.observers(rows)
     missing = sorted(f"{h} ({i})" for h, i in broker_ids.items() if i not in observers)
     if missing:
         refusals.append(refusal("finalize-brokers-in-kraft", (

@@ -205,6 +205,19 @@ def test_a_change_reached_every_broker_once_each_fetched_past_its_offset():
     assert kk.observers_behind(rows, 0) == {}  # voters are not observers: 9003 behind does not count
 
 
+def test_a_broker_listed_twice_after_its_disk_was_replaced_is_the_entry_that_fetched_last():
+    # 3.9.2's describe --replication after replace_broker.yml gave broker 2 a new disk (make test-kraft-3.9)
+    rows = [{"node_id": 2, "directory_id": "3Lbd7TqDpen1pAqOypHAnw", "log_end_offset": 8195, "lag": 0,
+             "last_fetch_ms": 1795835705518, "last_caught_up_ms": 1795835705518, "status": "Observer"},
+            {"node_id": 2, "directory_id": "_xYLwaJTBgdSNhQroLoNmQ", "log_end_offset": 7251, "lag": 944,
+             "last_fetch_ms": 1795835422317, "last_caught_up_ms": 1795835421825, "status": "Observer"},
+            {"node_id": 1, "directory_id": "pOx1QHNQF6Hc-lYmtIejzQ", "log_end_offset": 8195, "lag": 0,
+             "last_fetch_ms": 1795835705518, "last_caught_up_ms": 1795835705518, "status": "Observer"}]
+    assert kk.observers_behind(rows, 7945) == {}
+    assert kk.observers_behind(list(reversed(rows)), 7945) == {}
+    assert kk.observers_behind(rows[1:], 7945) == {2: 7251}  # without its live entry, broker 2 is behind
+
+
 def test_a_config_names_its_quorum_by_voters_or_by_bootstrap_servers():
     assert kk.configured_quorum({"controller.quorum.voters": "9001@c1:9090"}) == "static"
     assert kk.configured_quorum({"controller.quorum.bootstrap.servers": "c1:9090,c2:9090"}) == "dynamic"
