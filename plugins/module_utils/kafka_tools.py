@@ -156,7 +156,7 @@ def read_feature_levels(kafka_tools_home, client_conf, timeout):
     for name, level in features.items():
         if not isinstance(level, int):
             args = ["version-mapping", "--release-version", level]
-            features[name] = known.get(level) if level in known else parse_version_mapping(
+            features[name] = known[level] if level in known else parse_version_mapping(
                 run_tool(kafka_tools_home, FEATURE_COMMAND, args, timeout))[name]
     return features
 

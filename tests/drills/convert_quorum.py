@@ -89,10 +89,7 @@ def main():
         figures["voters_at_end"] = sorted(r["node_id"] for r in quorum_and_kraft_version()[0])
     finally:
         assert canary.stop() == 0, "canary: records never reported"
-    figures["canary"] = canary.summary()
-    losses, problems = drill.validate(before, ledger, snapshots, WORK / "report", [figures["canary"]])
-    figures.update(losses)
-    figures["drill_s"] = round(time.monotonic() - started)
+    problems = drill.validate_canary(canary, figures, before, ledger, snapshots, WORK / "report", started)
     expected = {"kraft_version_before": 0, "directory_ids_before": [kafka_kraft.STATIC_DIRECTORY_ID],
                 "check_changed": [], "check_shows_irreversible": True, "unconfirmed_refused": True,
                 "unconfirmed_changed": [], "kraft_version_after_refusals": 0, "kraft_version_after": 1,

@@ -126,6 +126,15 @@ def validate(before, ledger, snapshots, report, canaries, env=None):
     return figures, problems
 
 
+def validate_canary(canary, figures, before, ledger, snapshots, report, started, env=None):
+    """The end of a drill with one canary, stopped by then: its summary (figures["canary"]) and the validator's figures
+    (validate) into figures, with the drill's wall time since started (time.monotonic()). Returns the problems."""
+    figures["canary"] = canary.summary()
+    losses, problems = validate(before, ledger, snapshots, report, [figures["canary"]], env)
+    figures.update(losses, drill_s=round(time.monotonic() - started))
+    return problems
+
+
 def mismatches(figures, expected):
     """A problem for each figure that is not what the drill expects."""
     return [f"{key}: {figures[key]}, not {value}" for key, value in expected.items() if figures[key] != value]

@@ -95,10 +95,7 @@ def main():
         figures["site_after_changed"] = drill.changed_hosts(site.stdout)
     finally:
         assert canary.stop() == 0, "canary: records never reported"
-    figures["canary"] = canary.summary()
-    losses, problems = drill.validate(before, ledger, snapshots, WORK / "report", [figures["canary"]])
-    figures.update(losses)
-    figures["drill_s"] = round(time.monotonic() - started)
+    problems = drill.validate_canary(canary, figures, before, ledger, snapshots, WORK / "report", started)
     nodes = sorted(figures["releases_before"])
     expected = {"releases_before": dict.fromkeys(nodes, "3.9.2"), "check_changed": [],
                 "releases_after_check": dict.fromkeys(nodes, "3.9.2"),
