@@ -7,7 +7,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
 .PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
-	test test-long test-kraft test-kraft-3.9 test-migration test-convert-quorum test-upgrade lint unit molecule \
+	test test-long test-kraft test-kraft-3.9 test-migration test-convert-quorum test-upgrade test-adopt lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration bench-sandbox \
 	bench-rotation bench-replace-controller
 
@@ -129,6 +129,17 @@ test-upgrade: export KAFKAOPS_LAB_KAFKA_VERSION := 3.9.2
 test-upgrade: export KAFKAOPS_LAB_METADATA_MODE := kraft
 test-upgrade: setup
 	python tests/drills/upgrade_kraft.py
+
+# adopt_cluster.yml on clusters the kit did not deploy: for 3.6.2 and 2.8.2, a fresh lab, `python -m lab legacy-deploy`
+# (Kafka's own layout, units and configs, PLAINTEXT), then tests/integration/adopt_cluster.py: the inventory layer it
+# writes, --check writing nothing, a rerun changing nothing, its refusals writing and changing nothing (about 15 min).
+ADOPT_VERSIONS := 3.6.2 2.8.2
+test-adopt: setup
+	for version in $(ADOPT_VERSIONS); do \
+		python -m lab down && python -m lab up && python -m lab legacy-deploy --version $$version && \
+		KAFKAOPS_LAB_KAFKA_VERSION=$$version pytest -p no:cacheprovider tests/integration/adopt_cluster.py \
+			--junitxml=.cache/test-results/adopt-$$version.xml || exit 1; \
+	done
 
 # The migration to KRaft's refusals and rollbacks: the precheck's refusals on a freshly deployed ZooKeeper lab
 # (tests/integration/migration_refusals.py, each changing nothing) and a broker that dies mid roll

@@ -95,7 +95,9 @@ def install(host, version, tgz, files):
         for path, text in files.items():
             with sftp.open(path, "w") as handle:
                 handle.write(text)
-    machines.run_on(host, f"tar -xzf /tmp/{tgz.name} -C /opt && rm /tmp/{tgz.name} && mkdir -p {home(version)}/logs")
+    # Kafka's own archive has bin/ (its scripts) and the units name paths through it (bin/../logs); the kit's has none
+    machines.run_on(host, f"tar -xzf /tmp/{tgz.name} -C /opt && rm /tmp/{tgz.name} && "
+                          f"mkdir -p {home(version)}/bin {home(version)}/logs")
 
 
 def deploy(version):

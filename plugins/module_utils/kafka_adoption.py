@@ -7,10 +7,15 @@ config file each runs (the process's last argument), parsed; for a broker the me
 dirs ({dir: properties or None when absent}); for a ZooKeeper member its myid.
 """
 
+import json
 import os
 import re
 
-from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_identity, kafka_versions
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import (
+    kafka_identity,
+    kafka_secure_conversion,
+    kafka_versions,
+)
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
 
 MAIN_CLASSES = {"kafka.Kafka": "broker", "org.apache.zookeeper.server.quorum.QuorumPeerMain": "zookeeper"}
@@ -177,3 +182,354 @@ def _identity_refusals(brokers, registered):
 
 def _describe(process):
     return f"pid {process['pid']}{' (' + process['unit'] + ')' if process.get('unit') else ''}"
+
+
+# The inventory layer adopt_cluster.yml writes (-i INVENTORY -i LAYER), each file starting with HEADER: a rerun
+# rewrites its own files and refuses any other. Ansible reads one of group_vars/all/ and group_vars/all.yml, so the
+# layer's group variables are files of a dir of its own.
+HEADER = "# Written by playbooks/adopt_cluster.yml from what the cluster runs: review it, keep it with the inventory."
+LAYER_FILES = {"cluster": "group_vars/all/adopted-cluster.yml", "open": "group_vars/all/open-until-secured.yml"}
+ADOPTED_INSTALL_DIR = "/opt/kafkaops"  # the kit's releases, beside the adopted one's (never over its running jars)
+# server.properties and zoo.cfg keys carried as the kit's variables: key -> (variable, type)
+BROKER_KEYS = {
+    "num.network.threads": ("kafka_num_network_threads", int), "num.io.threads": ("kafka_num_io_threads", int),
+    "log.retention.hours": ("kafka_log_retention_hours", int), "log.segment.bytes": ("kafka_log_segment_bytes", int),
+    "log.retention.check.interval.ms": ("kafka_log_retention_check_interval_ms", int),
+    "num.recovery.threads.per.data.dir": ("kafka_num_recovery_threads_per_data_dir", int),
+    "message.max.bytes": ("kafka_message_max_bytes", int),
+    "replica.fetch.max.bytes": ("kafka_replica_fetch_max_bytes", int),
+    "socket.request.max.bytes": ("kafka_socket_request_max_bytes", int),
+    "offsets.topic.replication.factor": ("kafka_offsets_topic_replication_factor", int),
+    "transaction.state.log.replication.factor": ("kafka_transaction_state_log_replication_factor", int),
+    "transaction.state.log.min.isr": ("kafka_transaction_state_log_min_isr", int),
+    "default.replication.factor": ("kafka_default_replication_factor", int),
+    "min.insync.replicas": ("kafka_min_insync_replicas", int),
+    "group.initial.rebalance.delay.ms": ("kafka_group_initial_rebalance_delay_ms", int),
+    "zookeeper.connection.timeout.ms": ("kafka_zookeeper_connection_timeout_ms", int),
+    "zookeeper.session.timeout.ms": ("kafka_zookeeper_session_timeout_ms", int),
+    "inter.broker.protocol.version": ("kafka_inter_broker_protocol_version", str),
+}
+ZOOKEEPER_KEYS = {
+    "tickTime": ("zookeeper_tick_time", int), "initLimit": ("zookeeper_init_limit", int),
+    "syncLimit": ("zookeeper_sync_limit", int), "maxClientCnxns": ("zookeeper_max_client_cnxns", int),
+    "autopurge.snapRetainCount": ("zookeeper_autopurge_snap_retain_count", int),
+    "autopurge.purgeInterval": ("zookeeper_autopurge_purge_interval", int),
+}
+# keys the plan reads into other variables (ids, dirs, ports, the ensemble) or whose value it checks
+_BROKER_READ = {"broker.id", "log.dirs", "log.dir", "listeners", "advertised.listeners", "zookeeper.connect",
+                "broker.rack", "listener.security.protocol.map"}
+_ZOOKEEPER_READ = {"dataDir", "dataLogDir", "clientPort", "admin.enableServer", "4lw.commands.whitelist"}
+# what makes a cluster secured: adoption takes open clusters (secure_cluster.yml secures them once adopted)
+_SECURED_BROKER_KEYS = ("authorizer.class.name", "sasl.enabled.mechanisms", "ssl.keystore.location",
+                        "zookeeper.ssl.client.enable", "zookeeper.set.acl")
+_SECURED_ZOOKEEPER_KEYS = ("secureClientPort", "sslQuorum", "authProvider.1", "authProvider.sasl",
+                           "requireClientAuthScheme", "enforce.auth.enabled")
+_SECRET = re.compile(r"password|secret|jaas|token|credential", re.IGNORECASE)
+
+
+def _listeners(server):
+    """{listener name: (protocol, port)} of a broker's listeners."""
+    protocol_map = dict(item.strip().split(":", 1)
+                        for item in server.get("listener.security.protocol.map", "").split(",") if ":" in item)
+    found = {}
+    for item in server.get("listeners", "PLAINTEXT://:9092").split(","):
+        name, _, rest = item.strip().partition("://")
+        port = rest.rpartition(":")[2]
+        if name:
+            found[name] = (protocol_map.get(name, name), int(port) if port.isdigit() else None)
+    return found
+
+
+def advertised_name(server, fallback):
+    """The host name a broker's first advertised listener names (its listener's when none is advertised)."""
+    for item in (server.get("advertised.listeners") or server.get("listeners") or "").split(","):
+        host = item.partition("://")[2].rpartition(":")[0].strip("[]")
+        if host and host != "0.0.0.0":
+            return host
+    return fallback
+
+
+def connect_chroot(server):
+    """The chroot of a broker's zookeeper.connect ("" for the root)."""
+    return _connect(server)[1]
+
+
+def _connect(server):
+    """(["host:port", ...], chroot) of a broker's zookeeper.connect."""
+    value = server.get("zookeeper.connect", "")
+    hosts, _, chroot = value.partition("/")
+    return [h.strip().lower() for h in hosts.split(",") if h.strip()], ("/" + chroot.rstrip("/")) if chroot else ""
+
+
+def _ensemble(member):
+    """{server id: "host"} of a member's zoo.cfg server.N lines, and its (peer port, election port)s."""
+    servers, ports = {}, set()
+    for key, value in member.items():
+        if key.startswith("server.") and key[7:].isdigit():
+            host, peer, election = (value.split(";")[0].split(":") + ["", ""])[:3]
+            servers[int(key[7:])] = host.lower()
+            ports.add((int(peer) if peer.isdigit() else None, int(election) if election.isdigit() else None))
+    return servers, ports
+
+
+def _typed(kind, value):
+    if kind is int and str(value).strip().isdigit():
+        return int(value)
+    return str(value).strip()
+
+
+def _one(values, what, refusals):
+    """The one value every host has of a setting the cluster shares; a refusal (and None) when they disagree."""
+    distinct = {repr(v) for v in values.values()}
+    if len(distinct) > 1:
+        refusals.append(refusal("adopt-ambiguous-setting", (
+            f"the hosts disagree on {what}: " + "; ".join(f"{h}: {v}" for h, v in sorted(values.items())) +
+            ". The kit renders one value for the cluster: make them agree by hand (or take the odd host out of the "
+            "inventory), then rerun.")))
+        return None
+    return next(iter(values.values()), None)
+
+
+def adoption_plan(hosts, groups, registered, kit):
+    """What adopt_cluster.yml writes to describe a running open cluster the kit did not deploy, or why it cannot.
+
+    hosts: {host: read_host() of it (processes, server, log_dirs, myid, errors)}; groups: {"kafka_broker": [hosts],
+    "zookeeper": [hosts]} of the inventory; registered: {broker id: the host its registration in ZooKeeper advertises};
+    kit: {"addresses": {host: the name or address the kit reaches it by}, "advertised": {broker host: the name the
+    kit would advertise}, "ids": {host: the id the inventory gives it, or None}, "ports": {kit variable: port} of the
+    listeners the kit opens beside the cluster's (its TLS client, replication and ZooKeeper TLS ports)}.
+    Returns {"refusals", "group_vars": {variable: value}, "open": {variable: value} (the open state secure_cluster.yml
+    later leaves), "host_vars": {host: {variable: value}}, "review": {host: [(key, value)] of configs not carried,
+    secrets hidden]}."""
+    brokers, members = groups.get("kafka_broker", []), groups.get("zookeeper", [])
+    refusals = [refusal("adopt-unreadable", f"{host}: {error}. Nothing was written: fix the read, then rerun.")
+                for host in sorted(hosts) for error in hosts[host].get("errors", [])]
+    readable = {h: dict(hosts[h], advertised=advertised_name(hosts[h]["server"] or {}, h)) for h in hosts}
+    refusals += adoption_refusals(readable, groups, registered)
+    if refusals:
+        return {"refusals": refusals, "group_vars": {}, "open": {}, "host_vars": {}, "review": {}}
+    servers = {h: hosts[h]["server"] for h in brokers}
+    configs = {h: _process(hosts[h], "zookeeper")["config_properties"] or {} for h in members}
+    refusals += _secured_refusals(servers, configs)
+    if refusals:
+        return {"refusals": refusals, "group_vars": {}, "open": {}, "host_vars": {}, "review": {}}
+    group, host_vars, review = {}, {h: {} for h in brokers + members}, {h: [] for h in brokers + members}
+    plaintext = {h: [port for protocol, port in _listeners(s).values() if protocol == "PLAINTEXT"]
+                 for h, s in servers.items()}
+    group["kafka_plaintext_port"] = _one({h: ports for h, ports in plaintext.items()},
+                                         "the brokers' PLAINTEXT listener port", refusals)
+    if group["kafka_plaintext_port"] is not None and len(group["kafka_plaintext_port"]) != 1:
+        refusals.append(refusal("adopt-ambiguous-setting", (
+            f"the brokers have {len(group['kafka_plaintext_port'])} PLAINTEXT listeners "
+            f"({_describe_listeners(servers)}): the kit keeps one, kafka_plaintext_port. Take the others out by hand "
+            "(clients moved to the one kept), then rerun.")))
+    group["kafka_plaintext_port"] = (group["kafka_plaintext_port"] or [None])[0]
+    group["kafka_zookeeper_chroot"] = _one({h: _connect(s)[1] for h, s in servers.items()},
+                                           "the chroot of zookeeper.connect", refusals)
+    group["zookeeper_plaintext_client_port"] = _one(
+        {h: _typed(int, c.get("clientPort", "")) for h, c in configs.items()}, "ZooKeeper's clientPort", refusals)
+    ensembles = {h: _ensemble(c) for h, c in configs.items()}
+    ports = _one({h: sorted(e[1], key=repr) for h, e in ensembles.items()}, "the members' peer and election ports",
+                 refusals)
+    if ports and len(ports) == 1:
+        group["zookeeper_peer_port"], group["zookeeper_election_port"] = ports[0]
+    refusals += _ensemble_refusals(hosts, servers, members, ensembles, group["zookeeper_plaintext_client_port"])
+    group["kafka_version"] = _process(hosts[brokers[0]], "broker")["release"] if brokers else None
+    for key, (variable, kind) in BROKER_KEYS.items():
+        _carry({h: s.get(key) for h, s in servers.items()}, variable, kind, group, host_vars)
+    for key, (variable, kind) in ZOOKEEPER_KEYS.items():
+        _carry({h: c.get(key) for h, c in configs.items()}, variable, kind, group, host_vars)
+    words = {h: [w.strip() for w in c["4lw.commands.whitelist"].split(",")] for h, c in configs.items()
+             if c.get("4lw.commands.whitelist")}
+    _carry(words, "zookeeper_four_letter_words", list, group, host_vars)
+    _carry({h: c.get("admin.enableServer") == "true" for h, c in configs.items()}, "zookeeper_admin_server_enabled",
+           bool, group, host_vars)
+    for host in brokers:
+        seen, process = hosts[host], _process(hosts[host], "broker")
+        server = seen["server"]
+        host_vars[host].update(kafka_broker_id=int(server["broker.id"]), kafka_log_dirs=list(seen["log_dirs"]),
+                               kafka_adopted_unit=process["unit"])
+        if _inventory_id(kit, host) not in (None, int(server["broker.id"])):
+            refusals.append(_inventory_id_refusal(host, "kafka_broker_id", kit["ids"][host], server["broker.id"]))
+        if server.get("broker.rack"):
+            host_vars[host]["kafka_broker_rack"] = server["broker.rack"]
+        if readable[host]["advertised"] != kit["advertised"].get(host):
+            host_vars[host]["kafka_advertised_host"] = readable[host]["advertised"]
+        _process_vars(process, "kafka", host_vars[host])
+        review[host] = _review(server, set(BROKER_KEYS) | _BROKER_READ)
+    for host in members:
+        config, process = configs[host], _process(hosts[host], "zookeeper")
+        if config.get("dataLogDir") and config["dataLogDir"].rstrip("/") != config.get("dataDir", "").rstrip("/"):
+            refusals.append(refusal("adopt-ambiguous-setting", (
+                f"{host}'s ZooKeeper keeps its transaction log in {config['dataLogDir']}, apart from its dataDir "
+                f"{config.get('dataDir')}: the kit keeps both in zookeeper_data_dir. Move it by hand, then rerun.")))
+        host_vars[host].update(zookeeper_id=hosts[host]["myid"], zookeeper_data_dir=config.get("dataDir"),
+                               zookeeper_adopted_unit=process["unit"])
+        if _inventory_id(kit, host) not in (None, hosts[host]["myid"]):
+            refusals.append(_inventory_id_refusal(host, "zookeeper_id", kit["ids"][host], hosts[host]["myid"]))
+        _process_vars(process, "zookeeper", host_vars[host])
+        review[host] += _review(config, set(ZOOKEEPER_KEYS) | _ZOOKEEPER_READ, server_lines=True)
+    refusals += _port_refusals(group, kit["ports"])
+    group.update(kafka_metadata_mode="zookeeper", kafka_install_dir=ADOPTED_INSTALL_DIR,
+                 kafka_home=f"{ADOPTED_INSTALL_DIR}/kafka")
+    if refusals:
+        return {"refusals": refusals, "group_vars": {}, "open": {}, "host_vars": {}, "review": {}}
+    return {"refusals": [], "group_vars": {k: group[k] for k in sorted(group)}, "open": open_state(),
+            "host_vars": host_vars, "review": review}
+
+
+def open_state():
+    """The variables of the open state the kit takes a cluster over in: the state secure_cluster.yml's first step
+    leaves (PLAINTEXT kept for every client, as a super user; the secured listeners beside it; ZooKeeper plaintext
+    without logins), with the exposures accepted by name, and the kit's own clients on PLAINTEXT until then."""
+    settings = kafka_secure_conversion.role_settings(["secure-listeners"])
+    return {**settings["kafka"], **settings["zookeeper"], "kafka_security_exposures_accepted": settings["accepted"],
+            "kafka_client_security_protocol": "PLAINTEXT"}
+
+
+def _describe_listeners(servers):
+    return "; ".join(f"{h}: {s.get('listeners')}" for h, s in sorted(servers.items()))
+
+
+def _process(seen, kind):
+    return next(p for p in seen["processes"] if p["kind"] == kind)
+
+
+def _carry(values, variable, kind, group, host_vars):
+    """A setting the hosts set: a group variable when they agree, each host's own when they do not; left out where
+    no host sets it (the kit's default applies)."""
+    values = {h: v if kind in (list, bool) else _typed(kind, v) for h, v in values.items() if v is not None}
+    if not values:
+        return
+    if len({repr(v) for v in values.values()}) == 1:
+        group[variable] = next(iter(values.values()))
+    else:
+        for host, value in values.items():
+            host_vars[host][variable] = value
+
+
+def _process_vars(process, prefix, variables):
+    if process.get("heap"):
+        variables[f"{prefix}_heap_size"] = process["heap"]
+    if process.get("java") and process["java"] != "/usr/bin/java":
+        variables[f"{prefix}_java_bin"] = process["java"]
+
+
+def _review(config, read, server_lines=False):
+    """The keys of a config the plan does not carry, for a person to review (secret values hidden)."""
+    return [(key, "(hidden: a secret)" if _SECRET.search(key) else value) for key, value in sorted(config.items())
+            if key not in read and not (server_lines and key.startswith("server."))]
+
+
+def _inventory_id(kit, host):
+    """The id the inventory gives host (a number however the inventory spelled it), or None."""
+    value = kit["ids"].get(host)
+    return int(value) if str(value).strip().isdigit() else None
+
+
+def _inventory_id_refusal(host, variable, inventory, running):
+    return refusal("adopt-id-disagrees", (
+        f"the inventory gives {host} {variable}={inventory}, and it runs id {running}: the kit would start it as "
+        "another node. Correct the inventory (or leave the variable out: the layer carries the running id), then "
+        "rerun."))
+
+
+def _secured_refusals(servers, configs):
+    found = [f"{h}: {', '.join(f'{n} is {p}' for n, (p, _) in _listeners(s).items() if p != 'PLAINTEXT')}"
+             for h, s in sorted(servers.items()) if any(p != "PLAINTEXT" for p, _ in _listeners(s).values())]
+    found += [f"{h}: {key}" for h, s in sorted(servers.items()) for key in _SECURED_BROKER_KEYS
+              if s.get(key) and s[key] != "false"]
+    found += [f"{h}: {key}" for h, c in sorted(configs.items()) for key in _SECURED_ZOOKEEPER_KEYS
+              if c.get(key) and c[key] != "false"]
+    if not found:
+        return []
+    return [refusal("adopt-not-open", (
+        "the cluster is (partly) secured: " + "; ".join(found) + ". The kit adopts open clusters (PLAINTEXT "
+        "listeners, no authorizer, ZooKeeper without TLS or logins) and secures them with secure_cluster.yml; a "
+        "secured cluster's certificates and credentials are not the kit's to take over. Nothing was written."))]
+
+
+def _ensemble_refusals(hosts, servers, members, ensembles, client_port):
+    """The inventory's members must be the ensemble the members' zoo.cfg lists and the brokers connect to."""
+    problems = []
+    myids = sorted(hosts[h]["myid"] for h in members if hosts[h]["myid"] is not None)
+    for host, (listed, _) in sorted(ensembles.items()):
+        if sorted(listed) != myids:
+            problems.append(refusal("adopt-other-ensemble", (
+                f"{host}'s zoo.cfg lists members {sorted(listed)} and the inventory's ZooKeeper hosts run myids "
+                f"{myids}: the kit would render an ensemble without the others. Put every member in the inventory "
+                "(or take the stray lines out by hand), then rerun.")))
+    names = {n for _, (listed, _) in ensembles.items() for n in listed.values()}
+    for host, server in sorted(servers.items()):
+        strays = [c for c in _connect(server)[0] if c.rpartition(":")[0] not in names
+                  or c.rpartition(":")[2] != str(client_port)]
+        if strays:
+            problems.append(refusal("adopt-other-ensemble", (
+                f"{host} connects to ZooKeeper at {', '.join(strays)}, which is not a member of the inventory's "
+                f"ensemble ({', '.join(sorted(names))} on port {client_port}): it belongs to another ensemble, or "
+                "its zookeeper.connect names the members otherwise. Make it name the members, then rerun.")))
+    return problems
+
+
+def _port_refusals(group, kit_ports):
+    taken = {"kafka_plaintext_port": group.get("kafka_plaintext_port"),
+             "zookeeper_plaintext_client_port": group.get("zookeeper_plaintext_client_port"),
+             "zookeeper_peer_port": group.get("zookeeper_peer_port"),
+             "zookeeper_election_port": group.get("zookeeper_election_port")}
+    return [refusal("adopt-port-clash", (
+        f"the cluster uses port {port} ({mine}) and the kit opens its {kit_variable} there: set {kit_variable} to a "
+        "free port in the inventory, then rerun."))
+        for mine, port in taken.items() for kit_variable, kit_port in sorted(kit_ports.items())
+        if port is not None and str(port) == str(kit_port).strip() and kit_variable != mine]
+
+
+def inventory_files(plan, existing):
+    """The layer's files, {path under the layer dir: text}, from an adoption plan; existing: {path: its text} of the
+    files already there. A file there without HEADER is a person's: refused (adopt-would-overwrite)."""
+    files = {"hosts.yml": _hosts_file(), LAYER_FILES["cluster"]: _yaml(plan["group_vars"]),
+             LAYER_FILES["open"]: "# The open state the cluster was adopted in, its exposures accepted by name. Delete "
+             "this file once secure_cluster.yml has secured the cluster.\n" + _yaml(plan["open"])}
+    for host, variables in sorted(plan["host_vars"].items()):
+        notes = "".join(f"#   {key}={value}\n" for key, value in plan["review"].get(host, []))
+        files[f"host_vars/{host}.yml"] = _yaml(variables) + (
+            "# Its config also sets these, which the kit does not carry (kafka_extra_properties or "
+            "zookeeper_extra_config take what must stay):\n" + notes if notes else "")
+    # a group_vars/all.yml beside the layer's group_vars/all/ would hide one of them from Ansible
+    theirs = sorted(path for path, text in existing.items()
+                    if (path in files or path == "group_vars/all.yml") and not text.startswith(HEADER))
+    if theirs:
+        return {"refusals": [refusal("adopt-would-overwrite", (
+            f"the layer already holds {', '.join(theirs)}, which adopt_cluster.yml did not write: give "
+            "adopt_inventory_dir a dir of its own (its files are read after the inventory's), then rerun."))],
+            "files": {}}
+    return {"refusals": [], "files": {path: f"{HEADER}\n---\n{text}" for path, text in files.items()}}
+
+
+def _hosts_file():
+    return "# No hosts: the inventory names them; this file makes the dir an inventory source.\nall: {}\n"
+
+
+def _yaml(variables):
+    """YAML of a flat dict, one line per variable (JSON values are YAML)."""
+    return "".join(f"{key}: {json.dumps(value)}\n" for key, value in sorted(variables.items()))
+
+
+def plan_lines(hosts, plan):
+    """What adoption read and writes, one line per host then the shared settings, for the plan shown."""
+    lines = []
+    for host, variables in sorted(plan["host_vars"].items()):
+        if "kafka_broker_id" in variables:
+            lines.append(f"{host}: broker {variables['kafka_broker_id']} ({variables['kafka_adopted_unit']}), log "
+                         f"dirs {', '.join(variables['kafka_log_dirs'])} kept in place")
+        if "zookeeper_id" in variables:
+            lines.append(f"{host}: ZooKeeper member {variables['zookeeper_id']} "
+                         f"({variables['zookeeper_adopted_unit']}), data {variables['zookeeper_data_dir']} kept")
+        if plan["review"].get(host):
+            lines.append(f"{host}: not carried, for review: {', '.join(k for k, _ in plan['review'][host])}")
+    group = plan["group_vars"]
+    if group:
+        lines.append(f"Kafka {group['kafka_version']} in ZooKeeper mode, PLAINTEXT on {group['kafka_plaintext_port']} "
+                     f"and ZooKeeper on {group['zookeeper_plaintext_client_port']} kept open until "
+                     "secure_cluster.yml (exposures accepted: "
+                     f"{', '.join(plan['open']['kafka_security_exposures_accepted'])})")
+    return lines

@@ -115,6 +115,12 @@ RULES = {
     "adopt-id-disagrees": "adoption refuses a broker id the cluster's registry gives another host",
     "adopt-other-data": "adoption refuses log dirs of another broker or another cluster",
     "adopt-mixed-releases": "adoption refuses brokers of several releases",
+    "adopt-not-open": "adoption refuses a secured cluster (it adopts open ones, then secure_cluster.yml secures them)",
+    "adopt-ambiguous-setting": "adoption refuses hosts that disagree on a setting the cluster shares",
+    "adopt-port-clash": "adoption refuses a port the cluster uses that the kit's own listeners need",
+    "adopt-other-ensemble": "adoption refuses brokers or members that name another ensemble than the inventory's",
+    "adopt-unreadable": "adoption refuses a host whose processes' files it could not read",
+    "adopt-would-overwrite": "adoption refuses to write over a file of the inventory layer it did not write",
     # Rolling version upgrades (kafka_upgrade.py)
     "upgrade-node-down": "an upgrade refuses a cluster with a node that does not run",
     "upgrade-mixed-releases": "an upgrade refuses a cluster of several releases that is not mid-upgrade to the target",

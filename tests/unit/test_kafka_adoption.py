@@ -134,3 +134,137 @@ def test_a_host_is_read_from_its_proc_and_the_files_its_processes_name(tmp_path)
     assert host["server"]["broker.id"] == "2" and host["myid"] == 3 and host["errors"] == []
     assert host["log_dirs"] == {str(data): {"version": "0", "broker.id": "2", "cluster.id": "C1"},
                                 f"{tmp_path}/absent": None}
+
+
+# --- adoption_plan: a legacy-deploy cluster (lab/legacy.py's configs) as the hosts read it -----------------------
+
+ZK_CFG = ("dataDir=/var/zookeeper\nclientPort=2181\nmaxClientCnxns=0\nadmin.enableServer=false\ntickTime=2000\n"
+          "initLimit=10\nsyncLimit=5\n4lw.commands.whitelist=srvr,ruok,mntr\n"
+          + "".join(f"server.{i}=zk{i}.lab.test:2888:3888\n" for i in (1, 2, 3)))
+
+
+def server_properties(broker_id, extra=""):
+    return (f"broker.id={broker_id}\nlisteners=PLAINTEXT://0.0.0.0:9092\n"
+            f"advertised.listeners=PLAINTEXT://kafka{broker_id}.lab.test:9092\nnum.io.threads=8\n"
+            "log.dirs=/var/lib/kafka/kafka-logs\nnum.partitions=1\nmin.insync.replicas=2\n"
+            "zookeeper.connect=zk1.lab.test:2181,zk2.lab.test:2181,zk3.lab.test:2181\n" + extra)
+
+
+def legacy_broker(broker_id, text=None, heap="512M"):
+    process = dict(ka.read_java_process(SCRIPT_ARGV), pid=100 + broker_id, unit="apache-kafka.service", heap=heap)
+    process["config_properties"] = ka.kafka_identity.parse_properties(text or server_properties(broker_id))
+    return {"processes": [process], "server": process["config_properties"], "myid": None, "errors": [],
+            "log_dirs": {"/var/lib/kafka/kafka-logs": {"broker.id": str(broker_id), "cluster.id": "C1"}}}
+
+
+def legacy_member(myid, text=ZK_CFG):
+    process = dict(ka.read_java_process(UNIT_ARGV), pid=200 + myid, unit="apache-zookeeper.service", heap="256M",
+                   release="3.6.2")
+    process["config_properties"] = ka.kafka_identity.parse_properties(text)
+    return {"processes": [process], "server": None, "log_dirs": {}, "myid": myid, "errors": []}
+
+
+LEGACY_GROUPS = {"kafka_broker": ["kafka1", "kafka2", "kafka3"], "zookeeper": ["zk1", "zk2", "zk3"]}
+KIT = {"addresses": {}, "advertised": {f"kafka{i}": f"kafka{i}.lab.test" for i in (1, 2, 3)}, "ids": {},
+       "ports": {"kafka_port": 9093, "kafka_replication_port": 9091, "zookeeper_client_port": 2182}}
+
+
+def legacy(**changed):
+    hosts = {**{f"kafka{i}": legacy_broker(i) for i in (1, 2, 3)}, **{f"zk{i}": legacy_member(i) for i in (1, 2, 3)}}
+    hosts.update(changed)
+    return hosts
+
+
+def plan(hosts=None, kit=None, registered=None):
+    return ka.adoption_plan(hosts or legacy(), LEGACY_GROUPS,
+                            registered or {i: f"kafka{i}.lab.test" for i in (1, 2, 3)}, kit or KIT)
+
+
+def test_an_open_legacy_cluster_is_described_by_the_kits_variables():
+    result = plan()
+    assert result["refusals"] == []
+    assert result["group_vars"] == {
+        "kafka_version": "3.6.2", "kafka_metadata_mode": "zookeeper", "kafka_plaintext_port": 9092,
+        "kafka_zookeeper_chroot": "", "zookeeper_plaintext_client_port": 2181, "zookeeper_peer_port": 2888,
+        "zookeeper_election_port": 3888, "kafka_install_dir": "/opt/kafkaops", "kafka_home": "/opt/kafkaops/kafka",
+        "kafka_num_io_threads": 8, "kafka_min_insync_replicas": 2, "zookeeper_tick_time": 2000,
+        "zookeeper_init_limit": 10, "zookeeper_sync_limit": 5, "zookeeper_max_client_cnxns": 0,
+        "zookeeper_four_letter_words": ["srvr", "ruok", "mntr"], "zookeeper_admin_server_enabled": False}
+    assert result["host_vars"]["kafka2"] == {"kafka_broker_id": 2, "kafka_log_dirs": ["/var/lib/kafka/kafka-logs"],
+                                            "kafka_adopted_unit": "apache-kafka.service", "kafka_heap_size": "512M",
+                                            "kafka_java_bin": SCRIPT_ARGV[0]}  # not /usr/bin/java: carried
+    assert result["host_vars"]["zk3"] == {"zookeeper_id": 3, "zookeeper_data_dir": "/var/zookeeper",
+                                         "zookeeper_adopted_unit": "apache-zookeeper.service",
+                                         "zookeeper_heap_size": "256M"}
+    assert result["review"]["kafka1"] == [("num.partitions", "1")]
+    # the open state is secure_cluster.yml's state after its first step, its exposures accepted by name
+    assert result["open"]["kafka_plaintext_listener"] is True and result["open"]["zookeeper_client_tls"] is False
+    assert "kafka_plaintext_super_user" in result["open"]["kafka_security_exposures_accepted"]
+    assert result["open"]["kafka_client_security_protocol"] == "PLAINTEXT"
+
+
+def test_a_setting_the_brokers_disagree_on_is_each_hosts_own_and_a_shared_one_is_refused():
+    hosts = legacy(kafka3=legacy_broker(3, server_properties(3).replace("num.io.threads=8", "num.io.threads=16")))
+    result = plan(hosts)
+    assert "kafka_num_io_threads" not in result["group_vars"]
+    assert [result["host_vars"][h]["kafka_num_io_threads"] for h in ("kafka1", "kafka2", "kafka3")] == [8, 8, 16]
+    chroot = server_properties(3).replace(":2181\n", ":2181/kafka\n")
+    assert rules(plan(legacy(kafka3=legacy_broker(3, chroot)))["refusals"]) == ["adopt-ambiguous-setting"]
+
+
+def test_a_secured_cluster_is_refused_naming_what_is_secured():
+    sasl = server_properties(1).replace("listeners=PLAINTEXT://0.0.0.0:9092",
+                                        "listeners=PLAINTEXT://0.0.0.0:9092,SASL_SSL://0.0.0.0:9094")
+    result = plan(legacy(kafka1=legacy_broker(1, sasl)))
+    assert rules(result["refusals"]) == ["adopt-not-open"]
+    assert "SASL_SSL is SASL_SSL" in result["refusals"][0]["message"]
+    assert result["group_vars"] == {} and result["host_vars"] == {}
+    tls = legacy_member(2, ZK_CFG + "secureClientPort=2182\n")
+    assert rules(plan(legacy(zk2=tls))["refusals"]) == ["adopt-not-open"]
+
+
+def test_a_port_the_kits_listeners_need_is_refused_naming_the_variable_to_move():
+    result = plan(kit=dict(KIT, ports=dict(KIT["ports"], kafka_port=9092)))
+    assert rules(result["refusals"]) == ["adopt-port-clash"]
+    assert "set kafka_port to a free port" in result["refusals"][0]["message"]
+    as_extra_var = plan(kit=dict(KIT, ports=dict(KIT["ports"], kafka_port="9092")))  # -e kafka_port=9092: a string
+    assert rules(as_extra_var["refusals"]) == ["adopt-port-clash"]
+
+
+def test_brokers_of_another_ensemble_or_a_member_outside_the_inventory_are_refused():
+    other = server_properties(2).replace("zk1.lab.test:2181,zk2.lab.test:2181,zk3.lab.test:2181", "zk9.other:2181")
+    assert rules(plan(legacy(kafka2=legacy_broker(2, other)))["refusals"]) == ["adopt-other-ensemble"]
+    four = ZK_CFG + "server.4=zk4.lab.test:2888:3888\n"
+    result = plan(legacy(**{f"zk{i}": legacy_member(i, four) for i in (1, 2, 3)}))
+    assert set(rules(result["refusals"])) == {"adopt-other-ensemble"}
+
+
+def test_an_id_the_inventory_gives_otherwise_and_an_unreadable_file_are_refused():
+    result = plan(kit=dict(KIT, ids={"kafka1": 1, "kafka2": 5}))
+    assert rules(result["refusals"]) == ["adopt-id-disagrees"]
+    assert "kafka_broker_id=5" in result["refusals"][0]["message"]
+    unreadable = dict(legacy_member(1), errors=["ZooKeeper's myid: [Errno 13] Permission denied"])
+    assert "adopt-unreadable" in rules(plan(legacy(zk1=unreadable))["refusals"])
+
+
+def test_the_layer_is_written_with_its_header_secrets_hidden_and_a_persons_file_refused():
+    written = ka.inventory_files(plan(), {})
+    assert written["refusals"] == []
+    files = written["files"]
+    assert set(files) == {"hosts.yml", "group_vars/all/adopted-cluster.yml", "group_vars/all/open-until-secured.yml",
+                          *(f"host_vars/{h}.yml" for h in ("kafka1", "kafka2", "kafka3", "zk1", "zk2", "zk3"))}
+    assert all(text.startswith(ka.HEADER) for text in files.values())
+    assert 'kafka_version: "3.6.2"\n' in files["group_vars/all/adopted-cluster.yml"]
+    assert "#   num.partitions=1\n" in files["host_vars/kafka1.yml"]
+    # a rerun rewrites the kit's own files; a person's file is refused and nothing is written
+    assert ka.inventory_files(plan(), files)["refusals"] == []
+    theirs = ka.inventory_files(plan(), {"host_vars/zk1.yml": "zookeeper_id: 1\n"})
+    assert rules(theirs["refusals"]) == ["adopt-would-overwrite"] and theirs["files"] == {}
+    hidden = ka.inventory_files(plan(), {"group_vars/all.yml": "kafka_version: 3.6.2\n"})
+    assert rules(hidden["refusals"]) == ["adopt-would-overwrite"]
+
+
+def test_a_secret_the_plan_does_not_carry_is_listed_without_its_value():
+    text = server_properties(1, "sasl.jaas.config=secret-stuff\nlog.cleaner.threads=2\n")
+    assert ka._review(ka.kafka_identity.parse_properties(text), ka._BROKER_READ | set(ka.BROKER_KEYS)) == [
+        ("log.cleaner.threads", "2"), ("num.partitions", "1"), ("sasl.jaas.config", "(hidden: a secret)")]
