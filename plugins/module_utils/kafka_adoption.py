@@ -1,5 +1,7 @@
 """Adopting a cluster the kit did not deploy (playbooks/adopt_cluster.yml): what runs on each host, read from its
-processes and files, and whether it is one unambiguous cluster the kit can take over. Design: docs/design/upgrades.md.
+processes and files (read_host), whether it is one unambiguous open cluster the kit can take over, and the kit's
+variables that describe it (adoption_plan), written as an inventory layer of its own (inventory_files). Design:
+docs/design/upgrades.md; runbook: docs/runbooks/adopt-cluster.md.
 
 A host's reading, as the module gathers it (nothing changed): its Java processes ({"pid", "argv": /proc/PID/cmdline,
 "unit": the systemd unit of its cgroup or None, the jars of the dirs its class path names with a wildcard); the
@@ -302,7 +304,7 @@ def adoption_plan(hosts, groups, registered, kit):
     later leaves), "host_vars": {host: {variable: value}}, "review": {host: [(key, value)] of configs not carried,
     secrets hidden]}."""
     brokers, members = groups.get("kafka_broker", []), groups.get("zookeeper", [])
-    refusals = [refusal("adopt-unreadable", f"{host}: {error}. Nothing was written: fix the read, then rerun.")
+    refusals = [refusal("adopt-unreadable", f"{host}: {error}. Fix the read (permissions, the disk), then rerun.")
                 for host in sorted(hosts) for error in hosts[host].get("errors", [])]
     readable = {h: dict(hosts[h], advertised=advertised_name(hosts[h]["server"] or {}, h)) for h in hosts}
     refusals += adoption_refusals(readable, groups, registered)
@@ -446,7 +448,7 @@ def _secured_refusals(servers, configs):
     return [refusal("adopt-not-open", (
         "the cluster is (partly) secured: " + "; ".join(found) + ". The kit adopts open clusters (PLAINTEXT "
         "listeners, no authorizer, ZooKeeper without TLS or logins) and secures them with secure_cluster.yml; a "
-        "secured cluster's certificates and credentials are not the kit's to take over. Nothing was written."))]
+        "secured cluster's certificates and credentials are not the kit's to take over."))]
 
 
 def _ensemble_refusals(hosts, servers, members, ensembles, client_port):
