@@ -132,7 +132,8 @@ test-upgrade: setup
 
 # adopt_cluster.yml on clusters the kit did not deploy: for 3.6.2 and 2.8.2, a fresh lab, `python -m lab legacy-deploy`
 # (Kafka's own layout, units and configs, PLAINTEXT), then tests/integration/adopt_cluster.py: the inventory layer it
-# writes, --check writing nothing, a rerun changing nothing, its refusals writing and changing nothing (about 15 min).
+# writes, --check writing nothing, a rerun changing nothing, its refusals writing and changing nothing, then site.yml's
+# takeover under an acks=all canary, a rerun changing nothing, the Spark validator (about 20 minutes).
 ADOPT_VERSIONS := 3.6.2 2.8.2
 test-adopt: setup
 	for version in $(ADOPT_VERSIONS); do \
