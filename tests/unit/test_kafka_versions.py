@@ -25,7 +25,7 @@ def test_java_major_reads_the_old_and_the_new_numbering():
 
 def test_every_line_has_every_fact():
     keys = {"zookeeper", "kraft", "java", "logging", "tools", "quorum", "converts_quorum", "removed", "ibp",
-            "metadata_version", "zookeeper_release", "features"}
+            "metadata_version", "zookeeper_release", "features", "pem_key"}
     for name, entry in kv.LINES.items():
         assert set(entry) == keys, name
         assert entry["logging"]["name"] in ("log4j", "log4j2")
@@ -71,11 +71,11 @@ def test_an_unknown_release_names_the_lines_the_kit_runs():
     assert kv.version_refusals("3.8.1", "zookeeper", [], {}) == []
 
 
-def test_kraft_before_3_9_is_refused_and_zookeeper_mode_from_2_8_is_not():
+def test_kraft_before_3_9_is_refused_and_zookeeper_mode_from_3_0_is_not():
     problems = kv.version_refusals("3.6.2", "kraft", [], {})
     assert rules(problems) == ["version-kraft-too-old"]
     assert "upgrade_kafka.yml" in problems[0]["message"] and "migrate_to_kraft.yml" in problems[0]["message"]
-    assert kv.version_refusals("2.8.2", "zookeeper", [], {"kafka1": JAVA_8}) == []
+    assert kv.version_refusals("3.0.2", "zookeeper", [], {"kafka1": JAVA_8}) == []  # 2.8: version-pem-key-password
     assert kv.version_refusals("3.9.2", "kraft", [], {}) == []
 
 
@@ -112,3 +112,10 @@ def test_java_below_the_release_is_refused_where_it_runs_and_a_missing_java_is_n
 def test_a_new_cluster_s_quorum_kind_is_the_release_s_and_static_for_one_the_kit_does_not_run():
     # the connection role's default: it must not fail before the refusal names the release
     assert [kv.new_quorum(v) for v in ("3.9.2", "4.4.0", "4.2.0", "9.9.9")] == ["static", "dynamic", "static", "static"]
+
+
+def test_a_release_whose_brokers_refuse_the_kits_pem_keystore_is_refused():
+    # make test-adopt's 2.8.2 round: the taken-over broker exited, "PEM key store is specified, but key password is
+    # not specified"; 3.6.2 started on the same keystore
+    assert rules(kv.version_refusals("2.8.2", "zookeeper", [], {})) == ["version-pem-key-password"]
+    assert kv.version_refusals("3.6.2", "zookeeper", [], {}) == []
