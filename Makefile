@@ -130,11 +130,13 @@ test-upgrade: export KAFKAOPS_LAB_METADATA_MODE := kraft
 test-upgrade: setup
 	python tests/drills/upgrade_kraft.py
 
-# adopt_cluster.yml on clusters the kit did not deploy: for 3.6.2 and 2.8.2, a fresh lab, `python -m lab legacy-deploy`
+# adopt_cluster.yml on clusters the kit did not deploy: for each of ADOPT_VERSIONS, a fresh lab, `python -m lab legacy-deploy`
 # (Kafka's own layout, units and configs, PLAINTEXT), then tests/integration/adopt_cluster.py: the inventory layer it
 # writes, --check writing nothing, a rerun changing nothing, its refusals writing and changing nothing, then site.yml's
 # takeover under an acks=all canary, a rerun changing nothing, the Spark validator (about 20 minutes).
-ADOPT_VERSIONS := 3.6.2 2.8.2
+# 2.8.2: its 7 tests of the layer and the refusals passed (session 17); its takeover is refused since
+# (version-pem-key-password: 2.8's brokers want an encrypted PEM key), so it is left out until the kit writes one.
+ADOPT_VERSIONS := 3.6.2
 test-adopt: setup
 	for version in $(ADOPT_VERSIONS); do \
 		python -m lab down && python -m lab up && python -m lab legacy-deploy --version $$version && \
