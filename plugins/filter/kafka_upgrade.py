@@ -9,4 +9,5 @@ class FilterModule:
         return {
             "upgrade_node": kafka_upgrade.node_from_processes,
             "upgrade_step_groups": kafka_upgrade.step_groups,
+            "upgrade_protocol_raise_refusal": kafka_upgrade.protocol_raise_refusal,
         }

@@ -110,9 +110,16 @@ def upgrade_plan(cluster, target, record=None, finalize=False):
     return {"refusals": refusals, "record": {"from": source, "to": target}, "steps": steps, "stop_before": stop_before}
 
 
+def _running_ibp(nodes, source):
+    """The protocol the brokers run, which the rolls keep: the lowest any broker runs (one pinned below its release's
+    stays pinned there), else the source release's."""
+    running = [effective_ibp(n) for n in nodes.values() if n["role"] == "broker" and n["running"]]
+    return min((i for i in running if i), key=_ibp_key, default=kafka_versions.facts(source)["ibp"])
+
+
 def _zookeeper_steps(cluster, source, target):
     nodes = cluster["nodes"]
-    pinned = kafka_versions.facts(source)["ibp"]
+    pinned = _running_ibp(nodes, source)
     steps = []
     for step, role in (("zookeeper", "zookeeper"), ("brokers", "broker")):
         hosts = _pending(nodes, role, target)
@@ -234,7 +241,7 @@ def rollback_plan(cluster, record):
             f"the upgrade from {source} to {target} took its step that cannot be undone: {taken}. Kafka {source} "
             "cannot run this cluster any more; fix forward instead."))])
     order = (("brokers", "broker"), ("controllers", "controller"), ("zookeeper", "zookeeper"))
-    ibp = kafka_versions.facts(source)["ibp"] if cluster["mode"] == "zookeeper" else None
+    ibp = _running_ibp(nodes, source) if cluster["mode"] == "zookeeper" else None
     steps = [{"step": step, "hosts": hosts, "irreversible": False, "ibp": ibp}
              for step, role in order for hosts in [_pending(nodes, role, source)] if hosts]
     return dict(result, steps=steps)
@@ -251,3 +258,26 @@ def _irreversible_taken(cluster, source):
     if _metadata_irreversible(facts["metadata_version"][0], level):
         return f"metadata.version is at level {level}, past a change of metadata since {facts['metadata_version'][1]}"
     return None
+
+
+def protocol_raise_refusal(host, node, kafka_version, configured_ibp, finalizing=False):
+    """Why a deploy must not configure the broker on host (ZooKeeper mode): it would raise the
+    inter.broker.protocol.version the broker runs (node: node_from_processes), after which no release older than the
+    new protocol can run the cluster - the one step of a ZooKeeper-mode upgrade that cannot be undone, taken only by
+    upgrade_kafka.yml's finalize run (finalizing). configured_ibp: the kafka_inter_broker_protocol_version the deploy
+    writes ('' for kafka_version's own). None when the broker does not run or keeps its protocol."""
+    def known(version):
+        return bool(version) and kafka_versions.line(version) in kafka_versions.LINES
+    if finalizing or not node["running"] or not known(node["release"]) or not known(kafka_version):
+        return None
+    running = effective_ibp(node)
+    would = (configured_ibp or kafka_versions.facts(kafka_version)["ibp"]).split("-")[0]
+    if _ibp_key(would) <= _ibp_key(running):
+        return None
+    return refusal("upgrade-protocol-raised", (
+        f"the broker on {host} runs Kafka {node['release']} with inter.broker.protocol.version {running}, and this run "
+        f"would raise it to {would} (kafka_version {kafka_version}"
+        f"{', kafka_inter_broker_protocol_version ' + configured_ibp if configured_ibp else ''}): once raised, no "
+        f"release older than {would} can run the cluster again. Move releases with playbooks/upgrade_kafka.yml "
+        f"(it keeps {running} until its -e finalize=true run); to deploy without raising it, set "
+        f'kafka_inter_broker_protocol_version: "{running}" in the inventory.'))

@@ -130,6 +130,8 @@ RULES = {
     "upgrade-under-replicated": "an upgrade refuses to start while partitions are under-replicated",
     "upgrade-feature-unsupported": "the features are raised only when Kafka's controller accepts their levels in a "
                                    "dry run",
+    "upgrade-protocol-raised": "a deploy never raises the inter.broker.protocol.version a broker runs (ZooKeeper "
+                               "mode): only upgrade_kafka.yml's finalize run does",
     "rollback-upgrade-nothing-recorded": "rollback_upgrade.yml refuses a cluster with no upgrade recorded",
     "rollback-upgrade-irreversible": "rollback_upgrade.yml refuses once the upgrade's irreversible step was taken",
     # Secure defaults (security_exposures.py)

@@ -225,3 +225,34 @@ def test_a_run_configures_the_group_of_its_step_and_says_what_to_commit():
                                finalize=True)
     assert ku.step_groups(ku.steps_this_run(finalize)) == {}
     assert ku.commit_lines("3.9.2", [], "kraft") == []
+
+
+def test_the_rolls_keep_a_protocol_pinned_below_the_release():
+    cluster = zookeeper_cluster(ibps=("3.5", "3.5-IV2", "3.5"))
+    assert [s["ibp"] for s in ku.upgrade_plan(cluster, "3.9.2")["steps"]] == ["3.5", "3.5"]
+    record = {"from": "3.6.2", "to": "3.9.2"}
+    rolled = zookeeper_cluster(brokers=("3.9.2",) * 3, zookeeper=("3.9.2",) * 3, ibps=("3.5",) * 3)
+    assert {s["ibp"] for s in ku.rollback_plan(rolled, record)["steps"]} == {"3.5"}
+
+
+def test_a_deploy_that_would_raise_the_running_protocol_is_refused():
+    running = node("broker", "3.6.2")
+    refused = ku.protocol_raise_refusal("kafka1", running, "3.9.2", "")
+    assert refused["rule"] == "upgrade-protocol-raised"
+    assert "runs Kafka 3.6.2 with inter.broker.protocol.version 3.6, and this run would raise it to 3.9" \
+        in refused["message"] and 'kafka_inter_broker_protocol_version: "3.6"' in refused["message"]
+    # mid-upgrade: the rolled broker runs 3.9.2 pinned at 3.6; a deploy that drops the pin raises it
+    pinned = node("broker", "3.9.2", ibp="3.6")
+    assert ku.protocol_raise_refusal("kafka1", pinned, "3.9.2", "")["rule"] == "upgrade-protocol-raised"
+    assert ku.protocol_raise_refusal("kafka1", pinned, "3.9.2", "3.7")["rule"] == "upgrade-protocol-raised"
+
+
+def test_a_deploy_that_keeps_the_protocol_or_finalizes_is_let_through():
+    pinned = node("broker", "3.9.2", ibp="3.6")
+    assert ku.protocol_raise_refusal("kafka1", pinned, "3.9.2", "3.6") is None
+    assert ku.protocol_raise_refusal("kafka1", pinned, "3.9.2", "3.6-IV2") is None
+    assert ku.protocol_raise_refusal("kafka1", pinned, "3.6.2", "") is None  # the rollback's release: its own 3.6
+    assert ku.protocol_raise_refusal("kafka1", pinned, "3.9.2", "", finalizing=True) is None
+    assert ku.protocol_raise_refusal("kafka1", node("broker", "3.9.2"), "3.9.2", "") is None
+    assert ku.protocol_raise_refusal("kafka1", node("broker", None, running=False), "3.9.2", "") is None
+    assert ku.protocol_raise_refusal("kafka1", node("broker", "2.7.2"), "3.9.2", "") is None  # unknown line
