@@ -6,7 +6,7 @@ export PATH := $(VENV)/bin:$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
-.PHONY: setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
+.PHONY: journey bench-upgrade setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
 	test test-long test-kraft test-kraft-3.9 test-migration test-convert-quorum test-upgrade test-adopt lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration bench-sandbox \
 	bench-rotation bench-replace-controller
@@ -130,6 +130,14 @@ test-upgrade: export KAFKAOPS_LAB_METADATA_MODE := kraft
 test-upgrade: setup
 	python tests/drills/upgrade_kraft.py
 
+# The journey (issue 32): a ZooKeeper-mode 3.6.2 cluster the kit did not deploy (legacy-deploy) adopted, upgraded to
+# 3.9.2 (rolled back and rolled again on the way), secured, migrated to KRaft, upgraded to 4.4.0 and its quorum made
+# dynamic, under the canary and Kafka 3.6.2's VerifiableProducer and VerifiableConsumer, the Spark validator after
+# every step (tests/drills/journey.py; about two hours). A failed journey goes on with
+# `python tests/drills/journey.py --resume`.
+journey: setup
+	python tests/drills/journey.py
+
 # adopt_cluster.yml on clusters the kit did not deploy: for each of ADOPT_VERSIONS, a fresh lab, `python -m lab legacy-deploy`
 # (Kafka's own layout, units and configs, PLAINTEXT), then tests/integration/adopt_cluster.py: the inventory layer it
 # writes, --check writing nothing, a rerun changing nothing, its refusals writing and changing nothing, then site.yml's
@@ -222,6 +230,14 @@ bench-replace-controller: export KAFKAOPS_LAB_KAFKA_VERSION := 4.4.0
 bench-replace-controller: export KAFKAOPS_LAB_METADATA_MODE := kraft
 bench-replace-controller: setup
 	python bench/replace_controller.py
+
+# upgrade_kafka.yml from 3.9.2 to 4.4.0 on a fresh KRaft lab under a canary: the rolls' and the finalize run's wall
+# times, the brokers' roll ratio (as bench-roll), each step's longest unavailability (bench/upgrade.py; takes the lab
+# down and up, about 25 minutes)
+bench-upgrade: export KAFKAOPS_LAB_KAFKA_VERSION := 3.9.2
+bench-upgrade: export KAFKAOPS_LAB_METADATA_MODE := kraft
+bench-upgrade: setup
+	python bench/upgrade.py
 
 # PLAINTEXT vs SASL_SSL for the canary (a PLAINTEXT listener added and removed by gated rolls), then the roll's
 # ratio on the secured cluster.

@@ -63,6 +63,16 @@ class Rule:
 
 
 RULES = [
+    Rule("upgrade-node-down",
+         "plugins/module_utils/kafka_upgrade.py",
+         "    down = [h for h, n in nodes.items() if not n[\"running\"]]\n",
+         "    down = []\n",
+         [T + "long_upgrade_refusals.py::test_a_node_that_does_not_run_is_refused"], heal="upgrade_record"),
+    Rule("rollback-upgrade-nothing-recorded",
+         "plugins/module_utils/kafka_upgrade.py",
+         "    if not record:\n        return dict(result, refusals=[refusal(\"rollback-upgrade-nothing-recorded\"",
+         "    if False:\n        return dict(result, refusals=[refusal(\"rollback-upgrade-nothing-recorded\"",
+         [T + "long_upgrade_refusals.py::test_a_rollback_with_no_upgrade_recorded_is_refused"]),
     Rule("unclean-election",
          "plugins/module_utils/kafka_recovery.py",
          '    if not state.get("unclean_election"):\n        return []\n', "    return []\n",
@@ -286,8 +296,14 @@ def migration_rolled_back():
     ansible.playbook("playbooks/rollback_kraft_migration.yml").check_returncode()
 
 
+def upgrade_record():
+    """The upgrade record a run without its rule wrote (upgrade_kafka.yml's upgrade_record_dir), removed."""
+    for record in (Path.home() / ".kafkaops" / "upgrades").glob("*.json"):
+        record.unlink()
+
+
 HEALS = {"throttles": clear_throttles, "kafka4": kafka4_spare_again, "kafka3": kafka3_own_data,
-         "migration": migration_rolled_back}
+         "migration": migration_rolled_back, "upgrade_record": upgrade_record}
 
 
 def outcomes(log, tests):

@@ -14,7 +14,10 @@ REPO = pathlib.Path(__file__).resolve().parent.parent.parent
 # the checkout, and the checkout as the collection kafkaops.toolkit (make setup links it under .cache/collections)
 sys.path[:0] = [str(REPO), str(REPO / ".cache" / "collections")]
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_adoption  # noqa: E402
 from canary import Canary, ensure_topic  # noqa: E402
+from canary.availability import unavailable_seconds  # noqa: E402
+from canary.ledger import read_acked, read_failed  # noqa: E402
 from lab import ansible, cluster_settings, config  # noqa: E402
 from lab.machines import run_on  # noqa: E402
 
@@ -147,3 +150,27 @@ def finish(name, figures, problems, passed):
     if problems:
         sys.exit("drill failed: " + "; ".join(problems))
     print(f"drill passed: {passed}")
+
+
+def window(ledger, start, end):
+    """Acknowledged and failed sends of the ledger sent in [start, end], and the canary's unavailable seconds (of
+    the canary's records: another writer's, without sent_at, are not counted)."""
+    def sent_then(entry):
+        return entry.get("sent_at") is not None and start <= entry["sent_at"] <= end
+    entries = [e for e in read_acked(ledger) if sent_then(e)]
+    failures = [f for f in read_failed(ledger) if sent_then(f)]
+    return {"acked": len(entries), "failed": len(failures), "unavailable_s": unavailable_seconds(entries, failures),
+            "failure_errors": sorted({f["error"] for f in failures})}
+
+
+def releases(kinds=("kafka_broker", "kafka_controller")):
+    """{host: the Kafka release its broker or controller process runs} (kafka_adoption's read of /proc there) on the
+    lab hosts of kinds' groups; None where none runs."""
+    found = {}
+    for host in config.load_hosts():
+        if set(kinds) & set(host.groups):
+            line = on_host(host.name, "pgrep -f -a 'kafka[.]Kafka ' | head -1")
+            argv = line.split(maxsplit=1)[1].split() if line.strip() else []
+            jars = lambda path, h=host.name: on_host(h, f"ls {path} 2>/dev/null").split()  # noqa: E731
+            found[host.name] = kafka_adoption.read_java_process(argv, jars).get("release") if argv else None
+    return found

@@ -37,8 +37,6 @@ from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, Resourc
 
 from bench.rolling_restart import roll_figures  # noqa: E402
 from canary import Canary, ensure_topic  # noqa: E402
-from canary.availability import unavailable_seconds  # noqa: E402
-from canary.ledger import read_acked, read_failed  # noqa: E402
 from lab import ansible, cluster_settings, config  # noqa: E402
 from lab.command_lines import CommandLineWatch  # noqa: E402
 
@@ -144,14 +142,6 @@ def rolling_restart(env=None):
         return roll_figures(json.loads(report.read_text()))
 
 
-def window(ledger, start, end):
-    """Acknowledged and failed sends of the ledger sent in [start, end], and the canary's unavailable seconds."""
-    entries = [e for e in read_acked(ledger) if start <= e["sent_at"] <= end]
-    failures = [f for f in read_failed(ledger) if start <= f["sent_at"] <= end]
-    return {"acked": len(entries), "failed": len(failures), "unavailable_s": unavailable_seconds(entries, failures),
-            "failure_errors": sorted({f["error"] for f in failures})}
-
-
 def main():
     started = time.monotonic()
     drill.fresh_lab(WORK)
@@ -192,7 +182,7 @@ def main():
         canaries.append(canary.summary())
         sent += canary.sent
         result = {"step": step, "wall_s": round(seconds), "rerun_changed": drill.changed_hosts(rerun.stdout)}
-        result |= window(ledger, step_start, step_end)
+        result |= drill.window(ledger, step_start, step_end)
         losses, step_problems = drill.validate(before, ledger, snapshots, WORK / "reports" / step, canaries)
         result["lost"], result["verdict"] = losses["lost"], losses["verdict"]
         # acks=all with idempotence retries through a leader move: a failed send counts as a problem in a step
@@ -217,7 +207,7 @@ def main():
     for host in ("zk1", "zk2", "zk3"):
         drill.on_host(host, "systemctl stop zookeeper.service")
     time.sleep(30)
-    figures["zookeeper_stopped"] = window(ledger, zk_start, time.time())
+    figures["zookeeper_stopped"] = drill.window(ledger, zk_start, time.time())
     problems += ["failed sends with ZooKeeper stopped"] if figures["zookeeper_stopped"]["failed"] else []
     site, _ = playbook("playbooks/site.yml", env=KRAFT)
     figures["site_kraft_changed"] = drill.changed_hosts(site.stdout)

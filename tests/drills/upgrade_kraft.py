@@ -21,7 +21,7 @@ import time
 
 import drill
 
-from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_adoption, kafka_kraft, kafka_tools
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft, kafka_tools
 from lab import cluster_settings, config
 
 WORK = drill.REPO / ".cache" / "drills" / "upgrade-kraft"
@@ -31,18 +31,6 @@ UPGRADE = ["ansible-playbook", "playbooks/upgrade_kafka.yml", "-e", f"kafka_vers
 ROLLBACK = ["ansible-playbook", "playbooks/rollback_upgrade.yml"]
 FEATURES_44 = {"metadata.version": 33, "eligible.leader.replicas.version": 1, "group.version": 1,
                "share.version": 2, "streams.version": 1, "transaction.version": 2}
-
-
-def releases():
-    """{host: the Kafka release its broker or controller process runs} (kafka_adoption's read of /proc there)."""
-    found = {}
-    for host in config.load_hosts():
-        if {"kafka_broker", "kafka_controller"} & set(host.groups):
-            line = drill.on_host(host.name, "pgrep -f -a 'kafka[.]Kafka ' | head -1")
-            argv = line.split(maxsplit=1)[1].split() if line.strip() else []
-            jars = lambda path, h=host.name: drill.on_host(h, f"ls {path} 2>/dev/null").split()  # noqa: E731
-            found[host.name] = kafka_adoption.read_java_process(argv, jars).get("release") if argv else None
-    return found
 
 
 def features():
@@ -64,22 +52,23 @@ def main():
     drill.fresh_lab(WORK)
     logs = WORK / "logs"
     _, deploy_s = drill.run(["ansible-playbook", "playbooks/site.yml"], logs)
-    figures = {"from": config.KAFKA_VERSION, "to": TARGET, "deploy_s": round(deploy_s), "releases_before": releases()}
+    figures = {"from": config.KAFKA_VERSION, "to": TARGET, "deploy_s": round(deploy_s),
+               "releases_before": drill.releases()}
 
     canary, ledger, snapshots, before = drill.canary_with_snapshot(WORK, "drill-upgrade", RATE)
     try:
         check, _ = drill.run([*UPGRADE, "--check"], logs)
         figures["check_changed"] = drill.changed_hosts(check.stdout)
-        figures["releases_after_check"] = releases()
+        figures["releases_after_check"] = drill.releases()
 
         _, seconds = drill.run(UPGRADE, logs)
         figures["rolls_s"] = round(seconds)
-        figures["releases_after_rolls"] = releases()
+        figures["releases_after_rolls"] = drill.releases()
         figures["metadata_version_after_rolls"] = features()["metadata.version"]
 
         _, seconds = drill.run(ROLLBACK, logs)
         figures["rollback_s"] = round(seconds)
-        figures["releases_after_rollback"] = releases()
+        figures["releases_after_rollback"] = drill.releases()
 
         drill.run(UPGRADE, logs)
         _, seconds = drill.run([*UPGRADE, "-e", "finalize=true"], logs)
