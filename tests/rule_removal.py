@@ -65,7 +65,7 @@ class Rule:
 RULES = [
     Rule("upgrade-node-down",
          "plugins/module_utils/kafka_upgrade.py",
-         "    down = [h for h, n in nodes.items() if not n[\"running\"]]\n",
+         "    down = [h for h, n in nodes.items() if not n[\"running\"] and n[\"settled\"]]\n",
          "    down = []\n",
          [T + "long_upgrade_refusals.py::test_a_node_that_does_not_run_is_refused"], heal="upgrade_record"),
     Rule("rollback-upgrade-nothing-recorded",

@@ -70,7 +70,8 @@ def upgrade_plan(cluster, target, record=None, finalize=False):
     if refusals:
         return {"refusals": refusals, "record": record, "steps": [], "stop_before": None}
     releases = sorted({n["release"] for n in nodes.values() if n["release"]}, key=release_key)
-    down = [h for h, n in nodes.items() if not n["running"]]
+    # a node an interrupted roll stopped waits for its restart (not settled): the rerun's configure step starts it
+    down = [h for h, n in nodes.items() if not n["running"] and n["settled"]]
     if down:
         refusals.append(refusal("upgrade-node-down", (
             f"{', '.join(down)} {'does' if len(down) == 1 else 'do'} not run: an upgrade rolls a cluster whose every "

@@ -256,3 +256,13 @@ def test_a_deploy_that_keeps_the_protocol_or_finalizes_is_let_through():
     assert ku.protocol_raise_refusal("kafka1", node("broker", "3.9.2"), "3.9.2", "") is None
     assert ku.protocol_raise_refusal("kafka1", node("broker", None, running=False), "3.9.2", "") is None
     assert ku.protocol_raise_refusal("kafka1", node("broker", "2.7.2"), "3.9.2", "") is None  # unknown line
+
+
+def test_a_node_an_interrupted_roll_stopped_is_rolled_not_refused():
+    record = {"from": "3.6.2", "to": "3.9.2"}
+    stopped = zookeeper_cluster(brokers=("3.9.2", "3.6.2", "3.6.2"), zookeeper=("3.9.2",) * 3,
+                                ibps=("3.6", None, None),
+                                kafka2={"running": False, "release": None, "settled": False})
+    plan = ku.upgrade_plan(stopped, "3.9.2", record)
+    assert plan["refusals"] == [] and steps(plan) == [("brokers", ["kafka2", "kafka3"])]
+    assert plan["steps"][0]["ibp"] == "3.6"
