@@ -14,6 +14,7 @@ import os
 import re
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import (
+    kafka_connection,
     kafka_identity,
     kafka_secure_conversion,
     kafka_versions,
@@ -229,25 +230,12 @@ _SECURED_ZOOKEEPER_KEYS = ("secureClientPort", "sslQuorum", "authProvider.1", "a
 _SECRET = re.compile(r"password|secret|jaas|token|credential", re.IGNORECASE)
 
 
-def _listeners(server):
-    """{listener name: (protocol, port)} of a broker's listeners."""
-    protocol_map = dict(item.strip().split(":", 1)
-                        for item in server.get("listener.security.protocol.map", "").split(",") if ":" in item)
-    found = {}
-    for item in server.get("listeners", "PLAINTEXT://:9092").split(","):
-        name, _, rest = item.strip().partition("://")
-        port = rest.rpartition(":")[2]
-        if name:
-            found[name] = (protocol_map.get(name, name), int(port) if port.isdigit() else None)
-    return found
-
-
 def advertised_name(server, fallback):
     """The host name a broker's first advertised listener names (its listener's when none is advertised)."""
     for item in (server.get("advertised.listeners") or server.get("listeners") or "").split(","):
-        host = item.partition("://")[2].rpartition(":")[0].strip("[]")
-        if host and host != "0.0.0.0":
-            return host
+        address = kafka_connection.endpoint_address(item.strip())
+        if address and address[0] != "0.0.0.0":
+            return address[0]
     return fallback
 
 
@@ -316,7 +304,7 @@ def adoption_plan(hosts, groups, registered, kit):
     if refusals:
         return {"refusals": refusals, "group_vars": {}, "open": {}, "host_vars": {}, "review": {}}
     group, host_vars, review = {}, {h: {} for h in brokers + members}, {h: [] for h in brokers + members}
-    plaintext = {h: [port for protocol, port in _listeners(s).values() if protocol == "PLAINTEXT"]
+    plaintext = {h: [port for protocol, port in kafka_connection.listeners(s).values() if protocol == "PLAINTEXT"]
                  for h, s in servers.items()}
     group["kafka_plaintext_port"] = _one({h: ports for h, ports in plaintext.items()},
                                          "the brokers' PLAINTEXT listener port", refusals)
@@ -437,8 +425,9 @@ def _inventory_id_refusal(host, variable, inventory, running):
 
 
 def _secured_refusals(servers, configs):
-    found = [f"{h}: {', '.join(f'{n} is {p}' for n, (p, _) in _listeners(s).items() if p != 'PLAINTEXT')}"
-             for h, s in sorted(servers.items()) if any(p != "PLAINTEXT" for p, _ in _listeners(s).values())]
+    secured = {h: {n: p for n, (p, _) in kafka_connection.listeners(s).items() if p != "PLAINTEXT"}
+               for h, s in sorted(servers.items())}
+    found = [f"{h}: {', '.join(f'{n} is {p}' for n, p in named.items())}" for h, named in secured.items() if named]
     found += [f"{h}: {key}" for h, s in sorted(servers.items()) for key in _SECURED_BROKER_KEYS
               if s.get(key) and s[key] != "false"]
     found += [f"{h}: {key}" for h, c in sorted(configs.items()) for key in _SECURED_ZOOKEEPER_KEYS

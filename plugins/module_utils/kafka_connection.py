@@ -232,6 +232,21 @@ def has_chroot(params):
     return "/" in params["zookeeper_connect"].strip("/")
 
 
+def listeners(server):
+    """{listener name: (security protocol, port or None)} of a broker's server.properties: its listeners (Kafka's
+    default PLAINTEXT://:9092 when unset) through listener.security.protocol.map (a listener without an entry is
+    named after its protocol: Kafka's default map)."""
+    protocol_map = dict(item.strip().split(":", 1)
+                        for item in server.get("listener.security.protocol.map", "").split(",") if ":" in item)
+    found = {}
+    for item in server.get("listeners", "PLAINTEXT://:9092").split(","):
+        name, _, rest = item.strip().partition("://")
+        port = rest.rpartition(":")[2]
+        if name:
+            found[name] = (protocol_map.get(name, name), int(port) if port.isdigit() else None)
+    return found
+
+
 def endpoint_address(endpoint):
     """(host, port) of an advertised endpoint "LISTENER://host:port" (host lower-cased, IPv6 brackets
     dropped), or None when it has no port."""

@@ -12,6 +12,7 @@ A host whose file changed but which did not restart yet runs the file minus its 
 counts as not done, so a rerun rolls it. A playbook shows the plan, stops on a refusal and runs the steps.
 """
 
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_connection
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_identity import parse_properties
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.refusal import refusal
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.security_exposures import EXPOSURES
@@ -81,16 +82,8 @@ def _true(config, key):
 
 
 def _listener_protocols(config):
-    """Each listener's name and security protocol, from listeners and listener.security.protocol.map."""
-    protocol_map = dict(item.split(":", 1) for item in config.get("listener.security.protocol.map", "").split(",")
-                        if ":" in item)
-    protocols = {}
-    for item in config.get("listeners", "").split(","):
-        name = item.split("://", 1)[0].strip()
-        if name:
-            # Without a map entry, a listener's name is its protocol (Kafka's default map).
-            protocols[name] = protocol_map.get(name, name)
-    return protocols
+    """Each listener's name and security protocol (kafka_connection.listeners)."""
+    return {name: protocol for name, (protocol, _) in kafka_connection.listeners(config).items()}
 
 
 def broker_steps(config):

@@ -169,3 +169,11 @@ def test_the_zookeeper_login_is_a_jaas_client_section():
     assert jaas == ('Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n'
                     '  username="kafka"\n  password="p\\"w";\n};\n')
     assert kafka_connection.zookeeper_jaas(_params()) is None
+
+
+def test_listeners_read_names_protocols_and_ports_with_kafkas_defaults():
+    server = {"listeners": "CLIENT://0.0.0.0:9093, REPLICATION://[::]:9091,PLAINTEXT://:9092",
+              "listener.security.protocol.map": "CLIENT:SASL_SSL,REPLICATION:SSL"}
+    assert kafka_connection.listeners(server) == {"CLIENT": ("SASL_SSL", 9093), "REPLICATION": ("SSL", 9091),
+                                                  "PLAINTEXT": ("PLAINTEXT", 9092)}
+    assert kafka_connection.listeners({}) == {"PLAINTEXT": ("PLAINTEXT", 9092)}  # Kafka's default listener
