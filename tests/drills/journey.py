@@ -41,6 +41,8 @@ import time
 import uuid
 
 import drill
+from confluent_kafka import ConsumerGroupTopicPartitions
+from confluent_kafka.admin import AdminClient
 
 from canary import Canary, client_config, ensure_topic
 from canary.verifiable import VerifiableConsumer, VerifiableProducer
@@ -284,6 +286,18 @@ def run_step(state, name, security, function):
     return result
 
 
+def committed_offsets(state):
+    """The VerifiableConsumer group's offsets the cluster holds at the end, against what the tool last committed:
+    {"cluster": {partition: offset}, "last_committed": {partition: offset}} (partitions as strings)."""
+    admin = AdminClient(cluster_settings.kafka_config())
+    group = ConsumerGroupTopicPartitions("journey-verifiable")
+    held = admin.list_consumer_group_offsets([group])["journey-verifiable"].result(30)
+    last = next(s["clients"]["consumer"]["last_committed"] for s in reversed(state["steps"]) if "clients" in s)
+    return {"cluster": {str(tp.partition): tp.offset for tp in held.topic_partitions
+                        if tp.topic == state["verifiable_topic"] and tp.offset >= 0},
+            "last_committed": {str(p): o for p, o in last.items()}}
+
+
 def table(state):
     """The journey's table: per step, wall time, longest unavailability, acknowledged, lost, failed, undo."""
     lines = ["| step | wall s | longest unavailability s | acknowledged (canary + VerifiableProducer) | lost | failed "
@@ -314,6 +328,10 @@ def main():
         if state["steps"][-1]["problems"]:
             break
     problems = [f"{s['step']}: {p}" for s in state["steps"] for p in s.get("problems", [])]
+    if not problems and {s["step"] for s in state["steps"]} >= {name for name, _, _ in STEPS}:
+        state["committed_offsets"] = committed_offsets(state)
+        kept = state["committed_offsets"]["cluster"] == state["committed_offsets"]["last_committed"]
+        problems += [] if kept else [f"the group's committed offsets: {state['committed_offsets']}"]
     state["table"] = table(state)
     state["journey_s"] = state.get("journey_s", 0) + round(time.monotonic() - started)
     STATE.write_text(json.dumps(state, indent=2))
