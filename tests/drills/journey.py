@@ -88,7 +88,7 @@ def undo(name):
     proc = ansible.run(["ansible-playbook", f"playbooks/{name}", "--check"], env=layered())
     if proc.returncode == 0:
         return f"yes ({name})"
-    rules = re.findall(r"Refusing[^\[]*\[([a-z0-9-]+)\]", proc.stdout)
+    rules = re.findall(r"Refusing[^\[]*\[([a-z0-9-]+)\]", proc.stdout + proc.stderr)
     return f"no: {rules[0] if rules else 'the check failed (exit ' + str(proc.returncode) + ')'}"
 
 
