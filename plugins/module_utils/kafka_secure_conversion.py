@@ -82,7 +82,10 @@ def _true(config, key):
 
 
 def _listener_protocols(config):
-    """Each listener's name and security protocol (kafka_connection.listeners)."""
+    """Each listener's name and security protocol (kafka_connection.listeners); none for a config that names none (a
+    host not configured yet: not Kafka's default listener, which would read as steps done)."""
+    if not config.get("listeners"):
+        return {}
     return {name: protocol for name, (protocol, _) in kafka_connection.listeners(config).items()}
 
 
