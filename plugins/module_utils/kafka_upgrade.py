@@ -265,16 +265,25 @@ def protocol_raise_refusal(host, node, kafka_version, configured_ibp, finalizing
     """Why a deploy must not configure the broker on host (ZooKeeper mode): it would raise the
     inter.broker.protocol.version the broker runs (node: node_from_processes), after which no release older than the
     new protocol can run the cluster - the one step of a ZooKeeper-mode upgrade that cannot be undone, taken only by
-    upgrade_kafka.yml's finalize run (finalizing). configured_ibp: the kafka_inter_broker_protocol_version the deploy
-    writes ('' for kafka_version's own). None when the broker does not run or keeps its protocol."""
+    upgrade_kafka.yml's finalize run (finalizing); or lower it, which Kafka does not support once brokers spoke the
+    higher one. configured_ibp: the kafka_inter_broker_protocol_version the deploy writes ('' for kafka_version's
+    own). None when the broker does not run or keeps its protocol."""
     def known(version):
         return bool(version) and kafka_versions.line(version) in kafka_versions.LINES
     if finalizing or not node["running"] or not known(node["release"]) or not known(kafka_version):
         return None
     running = effective_ibp(node)
     would = (configured_ibp or kafka_versions.facts(kafka_version)["ibp"]).split("-")[0]
-    if _ibp_key(would) <= _ibp_key(running):
+    if _ibp_key(would) == _ibp_key(running):
         return None
+    if _ibp_key(would) < _ibp_key(running):
+        return refusal("upgrade-protocol-lowered", (
+            f"the broker on {host} runs inter.broker.protocol.version {running}, and this run would lower it to "
+            f"{would} (kafka_version {kafka_version}"
+            f"{', kafka_inter_broker_protocol_version ' + configured_ibp if configured_ibp else ''}): Kafka does not "
+            "go back to an older protocol once the brokers spoke a newer one. Keep it: set "
+            f'kafka_inter_broker_protocol_version: "{running}" in the inventory, or a kafka_version whose own it is; '
+            "playbooks/rollback_upgrade.yml goes back while an upgrade can still be undone."))
     return refusal("upgrade-protocol-raised", (
         f"the broker on {host} runs Kafka {node['release']} with inter.broker.protocol.version {running}, and this run "
         f"would raise it to {would} (kafka_version {kafka_version}"

@@ -132,6 +132,8 @@ RULES = {
                                    "dry run",
     "upgrade-protocol-raised": "a deploy never raises the inter.broker.protocol.version a broker runs (ZooKeeper "
                                "mode): only upgrade_kafka.yml's finalize run does",
+    "upgrade-protocol-lowered": "a deploy never lowers the inter.broker.protocol.version a broker runs (ZooKeeper "
+                                "mode)",
     "rollback-upgrade-nothing-recorded": "rollback_upgrade.yml refuses a cluster with no upgrade recorded",
     "rollback-upgrade-irreversible": "rollback_upgrade.yml refuses once the upgrade's irreversible step was taken",
     # Secure defaults (security_exposures.py)

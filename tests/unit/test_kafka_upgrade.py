@@ -266,3 +266,11 @@ def test_a_node_an_interrupted_roll_stopped_is_rolled_not_refused():
     plan = ku.upgrade_plan(stopped, "3.9.2", record)
     assert plan["refusals"] == [] and steps(plan) == [("brokers", ["kafka2", "kafka3"])]
     assert plan["steps"][0]["ibp"] == "3.6"
+
+
+def test_a_deploy_that_would_lower_the_running_protocol_is_refused():
+    raised = node("broker", "3.9.2")
+    lowered = ku.protocol_raise_refusal("kafka1", raised, "3.9.2", "3.6")
+    assert lowered["rule"] == "upgrade-protocol-lowered" and "would lower it to 3.6" in lowered["message"]
+    assert ku.protocol_raise_refusal("kafka1", raised, "3.6.2", "")["rule"] == "upgrade-protocol-lowered"
+    assert ku.protocol_raise_refusal("kafka1", raised, "3.9.2", "3.6", finalizing=True) is None
