@@ -150,7 +150,8 @@ def migrate():
 
 
 def migrate_finalize():
-    playbook("migrate_to_kraft.yml", "-e", "finalize=true")
+    if 'kafka_metadata_mode: "kraft"' not in (LAYER / "group_vars" / "all" / "adopted-cluster.yml").read_text():
+        playbook("migrate_to_kraft.yml", "-e", "finalize=true")  # else a resumed journey's finalize was done
     commit(kafka_metadata_mode="kraft")
     return {"undo": undo("rollback_kraft_migration.yml")}
 
