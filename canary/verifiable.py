@@ -41,6 +41,7 @@ import threading
 import time
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection import properties_text
+from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_tools import tool_command
 
 PRODUCER_CLASS = "org.apache.kafka.tools.VerifiableProducer"
 CONSUMER_CLASS = "org.apache.kafka.tools.VerifiableConsumer"
@@ -83,7 +84,7 @@ def kafka_release(home):
 
 def java_command(java, home, main_class, args, jvm_options=()):
     """The command line of one of Kafka's tools, as kafka_tools.run_tool runs them."""
-    return [java, "-Xmx256m", *jvm_options, "-cp", os.path.join(str(home), "libs", "*"), main_class, *args]
+    return tool_command(home, main_class, args, jvm_options, java)
 
 
 def help_options(text):

@@ -39,13 +39,18 @@ def tools_problem(kafka_tools_home):
     return None
 
 
+def tool_command(kafka_tools_home, main_class, args, jvm_options=(), java="java"):
+    """The command line of one of Kafka's tools: `java -cp <kafka_tools_home>/libs/* <main class> <args>`."""
+    return [java, "-Xmx256m", *jvm_options, "-cp", os.path.join(str(kafka_tools_home), "libs", "*"), main_class,
+            *args]
+
+
 def run_tool(kafka_tools_home, main_class, args, timeout, jvm_options=()):
     """Run one of Kafka's tools; its stdout, or RuntimeError with the end of its stderr."""
     problem = tools_problem(kafka_tools_home)
     if problem:
         raise RuntimeError(problem)
-    command = ["java", "-Xmx256m", *jvm_options, "-cp", os.path.join(kafka_tools_home, "libs", "*"), main_class,
-               *args]
+    command = tool_command(kafka_tools_home, main_class, args, jvm_options)
     done = subprocess.run(command, capture_output=True, text=True, timeout=timeout + 60, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{main_class.rsplit('.', 1)[-1]} failed ({done.returncode}): "
