@@ -12,6 +12,7 @@ needed=(
   "losetup mount"
   "javac openjdk-17-jdk-headless"
   "mvn maven"
+  "openssl openssl"
 )
 missing=()
 for pair in "${needed[@]}"; do

@@ -21,8 +21,9 @@ The roles, the archive builder (dist/build_kafka_archive.sh) and the lab read th
   kafka-storage formats at (a metadata dir formatted at a higher level, by a newer release's tool, is one it cannot
   read: dist/MetadataVersions.java), for every line the full version its ibp stands for;
 - zookeeper_release: the ZooKeeper its jars bring (3.9's upgrade notes want the ensemble at 3.8.3 or later first);
-- pem_key: whether its brokers start on the kit's PEM keystore, whose key is not encrypted (2.8's want
-  ssl.key.password);
+- pem_key: whether its brokers read a PEM keystore's key unencrypted; 2.8-3.2's want it encrypted and
+  ssl.key.password (KAFKA-12703, fixed in 3.3: the message "SSL PEM key store is specified, but key password is not
+  specified" is in kafka-clients up to 3.2.3, not in 3.3.2), and the kafka_broker role writes them one;
 - features: the features an upgrade to it finalizes, {name: level} (KRaft lines), the levels its kafka-storage
   formats a new cluster at except kraft.version (convert_quorum_to_dynamic.yml's).
 METADATA_CHANGES are the metadata.version levels that change metadata (4.4.0's MetadataVersion.didMetadataChange):
@@ -68,8 +69,7 @@ REMOVED_IN_4 = (
 
 
 def _zookeeper_line(ibp, metadata_version, zookeeper_release, jmx="org.apache.kafka.tools.JmxTool", pem_key=True):
-    """A 2.8-3.8 line: ZooKeeper mode only as far as the kit goes, Java 8, log4j 1.x syntax. pem_key: whether its
-    brokers start on the kit's PEM keystore (2.8's want ssl.key.password: seen on the lab)."""
+    """A 2.8-3.8 line: ZooKeeper mode only as far as the kit goes, Java 8, log4j 1.x syntax."""
     return {"zookeeper": True, "kraft": False, "java": 8, "logging": _LOG4J,
             "tools": {**_ZOOKEEPER_TOOLS, "jmx": jmx}, "quorum": "static", "converts_quorum": False, "removed": (),
             "ibp": ibp, "metadata_version": metadata_version, "zookeeper_release": zookeeper_release, "features": {},
@@ -81,9 +81,9 @@ _OLD_JMX = "kafka.tools.JmxTool"  # moved to org.apache.kafka.tools in 3.5
 # The metadata versions are each line's last (3.9.2's MetadataVersion.fromVersionString of the short ibp).
 LINES = {
     "2.8": _zookeeper_line("2.8", (-1, "2.8-IV1"), "3.5.9", _OLD_JMX, pem_key=False),
-    "3.0": _zookeeper_line("3.0", (1, "3.0-IV1"), "3.6.3", _OLD_JMX),
-    "3.1": _zookeeper_line("3.1", (2, "3.1-IV0"), "3.6.3", _OLD_JMX),
-    "3.2": _zookeeper_line("3.2", (3, "3.2-IV0"), "3.6.3", _OLD_JMX),
+    "3.0": _zookeeper_line("3.0", (1, "3.0-IV1"), "3.6.3", _OLD_JMX, pem_key=False),
+    "3.1": _zookeeper_line("3.1", (2, "3.1-IV0"), "3.6.3", _OLD_JMX, pem_key=False),
+    "3.2": _zookeeper_line("3.2", (3, "3.2-IV0"), "3.6.3", _OLD_JMX, pem_key=False),
     "3.3": _zookeeper_line("3.3", (7, "3.3-IV3"), "3.6.3", _OLD_JMX),
     "3.4": _zookeeper_line("3.4", (8, "3.4-IV0"), "3.6.4", _OLD_JMX),
     "3.5": _zookeeper_line("3.5", (11, "3.5-IV2"), "3.6.4"),
@@ -172,12 +172,6 @@ def version_refusals(version, metadata_mode, properties, java_versions):
             "version-kraft-too-old",
             f"The kit runs KRaft on 3.9 and later, and kafka_version is {version}: upgrade the cluster in ZooKeeper "
             "mode to 3.9 first (playbooks/upgrade_kafka.yml), then migrate it (playbooks/migrate_to_kraft.yml)."))
-    if not entry["pem_key"]:
-        problems.append(refusal(
-            "version-pem-key-password",
-            f"Kafka {version}'s brokers do not start on the kit's PEM keystore (its key is not encrypted; they want "
-            "ssl.key.password): every broker the roll took over would stay down. Upgrade the cluster to a 3.x release "
-            "by its own means first (3.6.2 is tested), then adopt it."))
     removed = sorted(set(properties) & set(entry["removed"]))
     if removed:
         problems.append(refusal(

@@ -120,8 +120,6 @@ RULES = {
     "adopt-port-clash": "adoption refuses a port the cluster uses that the kit's own listeners need",
     "adopt-other-ensemble": "adoption refuses brokers or members that name another ensemble than the inventory's",
     "adopt-unreadable": "adoption refuses a host whose processes' files it could not read",
-    "version-pem-key-password": "a release whose brokers refuse the kit's PEM keystore (2.8) is refused before "
-                                "anything changes",
     "adopt-would-overwrite": "adoption refuses to write over a file of the inventory layer it did not write",
     # Rolling version upgrades (kafka_upgrade.py)
     "upgrade-node-down": "an upgrade refuses a cluster with a node that does not run",

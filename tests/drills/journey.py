@@ -19,22 +19,29 @@ units). Then, as the runbook says, each step's commands with the inventory the a
   finalize-4.4      -e finalize=true: the features at 4.4's levels; rollback_upgrade.yml then refused
   convert-quorum    convert_quorum_to_dynamic.yml -e confirm_irreversible=true; site.yml then changes nothing
 
-Throughout each step: the kit's canary (acks=all, its ledger) and Kafka 3.6.2's own VerifiableProducer (acks=-1, its
-acknowledgements in the same ledger) and VerifiableConsumer (a group that commits), all on PLAINTEXT until the
-secure step's removal, then on SASL_SSL with the cluster's security. After each step the Spark validator
+The shorter path, JOURNEY_START=2.8.2: a 2.8.2 cluster the same way to 3.9.2 in ZooKeeper mode, its steps adopt to
+upgrade-finalize (the pin at 2.8; the brokers' keystore holds their key encrypted while they run 2.8.2, which wants
+ssl.key.password, and keystore.pem once they run 3.9.2), under 2.8.2's own clients. Its figures: journey-2.8.2.json.
+
+In the adopt step, site.yml --check --diff first: it must pass and leave the legacy units running as they were.
+Throughout each step: the kit's canary (acks=all, its ledger) and the starting release's own VerifiableProducer
+(acks=-1, its acknowledgements in the same ledger) and VerifiableConsumer (a group that commits), all on PLAINTEXT
+until the secure step's removal, then on SASL_SSL with the cluster's security. After each step the Spark validator
 (validate_recovery.yml) over everything acknowledged so far, against the snapshot taken before the takeover
 (committed offsets included); and whether the journey can still go back (the rollback playbooks' --check).
 
 Fails (exit 1) on: a failed playbook, a check or refused run that changed a host, a node not on the release a step
 leaves it on, a lost record, a failed send outside a step that rolls brokers, a rerun of site.yml that changes
 something. Figures and the table: .cache/drills/journey.json. A failed journey resumes from its first step not done:
-`python tests/drills/journey.py --resume` (the lab and .cache/drills/journey/ as the failure left them).
+`python tests/drills/journey.py --resume` (the lab and .cache/drills/journey/ as the failure left them; the same
+JOURNEY_START).
 
-Run: make journey   (takes the lab down and up; about two hours)
+Run: make journey   (both paths; takes the lab down and up; about three hours)
 """
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
@@ -48,9 +55,16 @@ from canary import Canary, client_config, ensure_topic
 from canary.verifiable import VerifiableConsumer, VerifiableProducer
 from lab import ansible, cluster_settings, config, legacy
 
-START, BRIDGE, TARGET = "3.6.2", "3.9.2", "4.4.0"
-WORK = drill.REPO / ".cache" / "drills" / "journey"
+BRIDGE, TARGET = "3.9.2", "4.4.0"
+# The paths: the release legacy-deploy starts from -> the steps taken (STEPS' names, in their order)
+PATHS = {"3.6.2": None, "2.8.2": ("adopt", "upgrade-rolls", "rollback", "upgrade-again", "upgrade-finalize")}
+# The path this run takes (JOURNEY_START, 3.6.2 by default): its start, its figures' name and its work dir
+START = os.environ.get("JOURNEY_START", "3.6.2")
+assert START in PATHS, f"JOURNEY_START={START}: the journey starts from one of {', '.join(PATHS)}"
+NAME = "journey" if START == "3.6.2" else f"journey-{START}"
+WORK = drill.REPO / ".cache" / "drills" / NAME
 LAYER, STATE = WORK / "layer", WORK / "journey.json"
+PIN = ".".join(START.split(".")[:2])  # the protocol the brokers keep while they run 3.9.2 before the finalize
 RATE = 100  # canary records per second
 # the steps whose rolls move partition leaders: a failed send is counted there
 ROLLS_BROKERS = {"adopt", "upgrade-rolls", "rollback", "upgrade-again", "upgrade-finalize", "secure",
@@ -98,9 +112,23 @@ def brokers_release():
 
 # Each step: (name, the clients' security, the function that runs it, returning its own checks' figures)
 
+def legacy_units():
+    """{host: the legacy unit's main pid and state} on every broker and member: what a check run must not touch."""
+    return {h.name: drill.on_host(h.name, f"systemctl show -p ExecMainPID -p ActiveState {unit}")
+            for h in config.load_hosts() for group, unit in (("kafka_broker", legacy.KAFKA_UNIT),
+                                                              ("zookeeper", legacy.ZOOKEEPER_UNIT))
+            if group in h.groups}
+
+
 def adopt():
+    units = legacy_units()
+    check, _ = playbook("site.yml", "--check", "--diff")
+    kept = legacy_units() == units
     playbook("site.yml")
-    return {"releases": brokers_release(), "site_rerun_changed": drill.changed_hosts(playbook("site.yml")[0].stdout)}
+    # the check plans a change on every host it takes over, and changes none
+    return {"check_would_change": sorted(set(drill.changed_hosts(check.stdout)) & set(units)),
+            "check_kept_legacy_units": kept, "releases": brokers_release(),
+            "site_rerun_changed": drill.changed_hosts(playbook("site.yml")[0].stdout)}
 
 
 def upgrade_rolls():
@@ -119,7 +147,7 @@ def rollback():
 def upgrade_again():
     playbook("upgrade_kafka.yml", "-e", f"kafka_version={BRIDGE}")
     ok, changed = refused("site.yml", "upgrade-protocol-raised", "-e", f"kafka_version={BRIDGE}")
-    commit(kafka_version=BRIDGE, kafka_inter_broker_protocol_version="3.6")
+    commit(kafka_version=BRIDGE, kafka_inter_broker_protocol_version=PIN)
     site, _ = playbook("site.yml")
     return {"releases": brokers_release(), "unpinned_site_refused": ok, "unpinned_site_changed": changed,
             "site_pinned_changed": drill.changed_hosts(site.stdout), "undo": undo("rollback_upgrade.yml")}
@@ -129,7 +157,9 @@ def upgrade_finalize():
     playbook("upgrade_kafka.yml", "-e", f"kafka_version={BRIDGE}", "-e", "finalize=true")
     commit(kafka_inter_broker_protocol_version=None)
     ok, changed = refused("rollback_upgrade.yml", "rollback-upgrade-irreversible")
-    return {"rollback_refused": ok, "rollback_refused_changed": changed, "undo": undo("rollback_upgrade.yml")}
+    site, _ = playbook("site.yml")  # the layer with the pin gone describes the cluster
+    return {"rollback_refused": ok, "rollback_refused_changed": changed, "undo": undo("rollback_upgrade.yml"),
+            "site_changed": drill.changed_hosts(site.stdout)}
 
 
 def secure():
@@ -183,12 +213,15 @@ STEPS = [("adopt", "open", adopt), ("upgrade-rolls", "open", upgrade_rolls), ("r
          ("convert-quorum", "secured", convert_quorum)]
 # What each step's checks must find
 EXPECTED = {
-    "adopt": {"releases": [START], "site_rerun_changed": []},
+    "adopt": {"check_would_change": sorted(h.name for h in config.load_hosts()
+                                           if {"kafka_broker", "zookeeper"} & set(h.groups)),
+              "check_kept_legacy_units": True, "releases": [START],
+              "site_rerun_changed": []},
     "upgrade-rolls": {"check_changed": [], "releases": [BRIDGE], "undo": "yes (rollback_upgrade.yml)"},
     "rollback": {"releases": [START]},
     "upgrade-again": {"releases": [BRIDGE], "unpinned_site_refused": True, "unpinned_site_changed": [],
                       "site_pinned_changed": [], "undo": "yes (rollback_upgrade.yml)"},
-    "upgrade-finalize": {"rollback_refused": True, "rollback_refused_changed": [],
+    "upgrade-finalize": {"rollback_refused": True, "rollback_refused_changed": [], "site_changed": [],
                          "undo": "no: rollback-upgrade-irreversible"},
     "secure-remove-plaintext": {"site_changed": []},
     "migrate": {"undo": "yes (rollback_kraft_migration.yml)"},
@@ -200,17 +233,22 @@ EXPECTED = {
 }
 
 
+def client_settings(security):
+    """(librdkafka settings, Java client properties, bootstrap servers) of the clients on one security setting: the
+    legacy PLAINTEXT listener while the cluster is open, else the cluster's own security."""
+    if security == "open":
+        servers = ",".join(f"{h.fqdn}:{legacy.LISTENER_PORT}" for h in config.load_hosts()
+                           if "kafka_broker" in h.groups)
+        return client_config(bootstrap_servers=servers), {}, servers
+    conf = cluster_settings.kafka_config()
+    return conf, cluster_settings.load()["kafka_java"], conf["bootstrap.servers"]
+
+
 class Clients:
-    """The canary and Kafka 3.6.2's VerifiableProducer and VerifiableConsumer, on one security setting."""
+    """The canary and the starting release's VerifiableProducer and VerifiableConsumer, on one security setting."""
 
     def __init__(self, state, security):
-        if security == "open":
-            servers = ",".join(f"{h.fqdn}:{legacy.LISTENER_PORT}" for h in config.load_hosts()
-                               if "kafka_broker" in h.groups)
-            conf, java = client_config(bootstrap_servers=servers), {}
-        else:
-            conf, java = cluster_settings.kafka_config(), cluster_settings.load()["kafka_java"]
-            servers = conf["bootstrap.servers"]
+        conf, java, servers = client_settings(security)
         home, step = config.kafka_libs(START).parent, len(state["steps"])
         self.canary = Canary(conf, state["topic"], WORK / "ledger", rate=RATE, first_seq=state["sent"])
         # the tool sends with retries=0 unless told: an application's producer retries through a leader's move
@@ -287,10 +325,10 @@ def run_step(state, name, security, function):
     return result
 
 
-def committed_offsets(state):
+def committed_offsets(state, security):
     """The VerifiableConsumer group's offsets the cluster holds at the end, against what the tool last committed:
     {"cluster": {partition: offset}, "last_committed": {partition: offset}} (partitions as strings)."""
-    admin = AdminClient(cluster_settings.kafka_config())
+    admin = AdminClient(client_settings(security)[0])
     group = ConsumerGroupTopicPartitions("journey-verifiable")
     held = admin.list_consumer_group_offsets([group])["journey-verifiable"].result(30)
     last = next(s["clients"]["consumer"]["last_committed"] for s in reversed(state["steps"]) if "clients" in s)
@@ -320,7 +358,8 @@ def main():
     state = json.loads(STATE.read_text()) if args.resume else begin()
     STATE.write_text(json.dumps(state, indent=2))
     done = {s["step"] for s in state["steps"] if not s.get("problems")}
-    for name, security, function in STEPS:
+    steps = [step for step in STEPS if PATHS[START] is None or step[0] in PATHS[START]]
+    for name, security, function in steps:
         if name in done:
             continue
         state["steps"] = [s for s in state["steps"] if s["step"] != name]
@@ -329,8 +368,8 @@ def main():
         if state["steps"][-1]["problems"]:
             break
     problems = [f"{s['step']}: {p}" for s in state["steps"] for p in s.get("problems", [])]
-    if not problems and {s["step"] for s in state["steps"]} >= {name for name, _, _ in STEPS}:
-        state["committed_offsets"] = committed_offsets(state)
+    if not problems and {s["step"] for s in state["steps"]} >= {name for name, _, _ in steps}:
+        state["committed_offsets"] = committed_offsets(state, steps[-1][1])
         kept = state["committed_offsets"]["cluster"] == state["committed_offsets"]["last_committed"]
         problems += [] if kept else [f"the group's committed offsets: {state['committed_offsets']}"]
     state["table"] = table(state)
@@ -338,7 +377,7 @@ def main():
     STATE.write_text(json.dumps(state, indent=2))
     print(state["table"])
     figures = {k: v for k, v in state.items() if k != "layer"}
-    drill.finish("journey", figures, problems, "every step lost nothing; the refusals changed nothing")
+    drill.finish(NAME, figures, problems, "every step lost nothing; the refusals changed nothing")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,9 @@
 """adopt_cluster.yml on a cluster the kit did not deploy (make test-adopt: `python -m lab legacy-deploy --version V`
 on a fresh lab first, KAFKAOPS_LAB_KAFKA_VERSION=V): the inventory layer it writes describes what runs, --check writes
 nothing, a rerun changes nothing, and every refusal made here writes nothing and changes nothing on the hosts. Last,
-site.yml with the layer takes the cluster over under an acks=all canary on PLAINTEXT: the run retires the old units
-and starts the kit's on the same data, a rerun changes nothing, the Spark validator finds every acknowledged record.
-(site.yml --check before the takeover is not tested: it fails, the pki role's check mode needs the certificates a first
-run issues.)"""
+site.yml --check --diff with the layer shows the takeover (a change planned on every host) and changes nothing; then
+site.yml takes the cluster over under an acks=all canary on PLAINTEXT: the run retires the old units and starts the
+kit's on the same data, a rerun changes nothing, the Spark validator finds every acknowledged record."""
 
 import json
 import re
@@ -159,6 +158,15 @@ def _layered(run_playbook, layer):
     """The environment of a run with the layer read after the lab's inventory (-i INVENTORY -i LAYER)."""
     assert _adopt(run_playbook, layer).returncode == 0
     return {"ANSIBLE_INVENTORY": f"{config.INVENTORY},{layer}"}
+
+
+def test_site_check_shows_the_takeover_and_changes_nothing(run_playbook, tmp_path, before):
+    layered = _layered(run_playbook, tmp_path / "layer")
+    check = run_playbook("site.yml", "--check", "--diff", env=layered)
+    assert check.returncode == 0, check.output[-5000:]
+    assert set(_changed_hosts(check.output)) >= {h.name for h in BROKERS + MEMBERS}, check.output[-3000:]
+    assert "+broker.id=1" in check.output  # the diff shows the server.properties the kit would write
+    assert _hosts_state() == before
 
 
 def test_site_takes_the_cluster_over_under_a_canary(run_playbook, tmp_path):
