@@ -39,7 +39,9 @@ def ensure_topic(client_conf, topic, partitions=6, replication_factor=3, timeout
     admin = AdminClient(client_conf)
     deadline = time.monotonic() + timeout
     while True:
-        existing = admin.list_topics(topic, timeout=timeout).topics.get(topic)
+        # All topics' metadata, not the topic's: a request naming a missing topic makes a broker with
+        # auto.create.topics.enable (Kafka's default, a legacy cluster's) create it with num.partitions
+        existing = admin.list_topics(timeout=timeout).topics.get(topic)
         if existing is not None and existing.error is None:
             break
         try:
@@ -111,7 +113,8 @@ class Canary:
             return list(self._recent)
 
     def _send(self, n):
-        value = json.dumps({"seq": n, "at": round(time.time(), 3)}).encode()
+        sent_at = round(time.time(), 3)
+        value = json.dumps({"seq": n, "at": sent_at}).encode()
         while True:
             try:
                 self.producer.produce(self.topic, key=f"canary-{n}".encode(), value=value,
@@ -119,6 +122,12 @@ class Canary:
                 break
             except BufferError:  # the local queue is full: let deliveries drain
                 self.producer.poll(0.1)
+            except KafkaException as exc:
+                # Refused at once (e.g. the topic unknown to a broker that had just restarted and answered the
+                # metadata request first): a failed send, as an application sees it; the canary goes on writing.
+                self.failed += 1
+                self.ledger.failed(f"canary-{n}", str(exc.args[0]), sent_at, round(time.time(), 3))
+                break
         self.sent += 1
         self.producer.poll(0)
 

@@ -1,6 +1,7 @@
 """ensure_topic as a principal that may not create topics: a topic the kit's admin just made may be missing from
 this broker's metadata for a moment (its create is denied, then the topic is there); a topic that never appears
-ends in TopicNotAllowed."""
+ends in TopicNotAllowed. Whether the topic is there is read from every topic's metadata, never by naming it (a broker
+with auto.create.topics.enable creates a topic a metadata request names, with num.partitions)."""
 
 from types import SimpleNamespace
 
@@ -20,14 +21,15 @@ class Admin:
     """Metadata that knows the topic from the `appears_at`-th read on (None: never); every create is denied."""
 
     def __init__(self, appears_at):
-        self.appears_at, self.reads, self.creates = appears_at, 0, 0
+        self.appears_at, self.reads, self.creates, self.named = appears_at, 0, 0, []
 
-    def list_topics(self, topic, timeout):
+    def list_topics(self, topic=None, timeout=None):
         self.reads += 1
+        self.named.append(topic)
         if self.appears_at is None or self.reads < self.appears_at:
             return SimpleNamespace(topics={})
-        partition = SimpleNamespace(leader=1)
-        return SimpleNamespace(topics={topic: SimpleNamespace(error=None, partitions={0: partition, 1: partition})})
+        partitions = {0: SimpleNamespace(leader=1), 1: SimpleNamespace(leader=1)}
+        return SimpleNamespace(topics={"canary-t": SimpleNamespace(error=None, partitions=partitions)})
 
     def create_topics(self, topics):
         self.creates += 1
@@ -46,6 +48,7 @@ def test_a_denied_create_of_a_topic_this_broker_does_not_know_yet_waits_for_it(a
     admin["next"] = Admin(appears_at=3)
     assert ensure_topic({}, "canary-t") == 2
     assert admin["admin"].creates == 2
+    assert admin["admin"].named[:2] == [None, None]  # the journey's 2.8.2 topics: named, made with 1 partition
 
 
 def test_a_topic_that_never_appears_is_not_allowed(admin):
