@@ -53,11 +53,12 @@ def ensure_topic(client_conf, topic, partitions=6, replication_factor=3, timeout
                 break
             # A denied create is retried too: a topic the admin just made may not be in this broker's metadata yet.
             denied = error.code() in (KafkaError.TOPIC_AUTHORIZATION_FAILED, KafkaError.CLUSTER_AUTHORIZATION_FAILED)
-            if time.monotonic() > deadline and denied:
+            expired = time.monotonic() > deadline  # read once: both checks below must see the same answer
+            if expired and denied:
                 raise TopicNotAllowed(
                     f"topic {topic} is missing and this principal may not create it: create it as the kit's admin "
                     "first (the canary's own principal writes and reads only)") from None
-            if time.monotonic() > deadline or not (denied or error.retriable()):  # retriable: the controller moved
+            if expired or not (denied or error.retriable()):  # retriable: the controller moved
                 raise
             time.sleep(1)
     while True:
