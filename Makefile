@@ -134,7 +134,7 @@ test-upgrade: setup
 # 3.9.2 (rolled back and rolled again on the way), secured, migrated to KRaft, upgraded to 4.4.0 and its quorum made
 # dynamic, under the canary and Kafka 3.6.2's VerifiableProducer and VerifiableConsumer, the Spark validator after
 # every step (about two hours); then the shorter path, a 2.8.2 cluster adopted and upgraded to 3.9.2 the same way,
-# rollback included, under 2.8.2's clients (about 45 minutes; tests/drills/journey.py). A failed journey goes on with
+# rollback included, under 2.8.2's clients (48 minutes; tests/drills/journey.py). A failed journey goes on with
 # `python tests/drills/journey.py --resume` (JOURNEY_START=2.8.2 for the shorter path).
 journey: setup
 	python tests/drills/journey.py
