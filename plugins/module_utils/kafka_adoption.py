@@ -219,6 +219,15 @@ ZOOKEEPER_KEYS = {
     "autopurge.purgeInterval": ("zookeeper_autopurge_purge_interval", int),
 }
 # keys the plan reads into other variables (ids, dirs, ports, the ensemble) or whose value it checks
+# The kit's topic policy (the connection role's variables), with Kafka's default (2.8 to 3.9) where a broker's config
+# sets none: a takeover that renders another value changes how the cluster treats its clients' topics.
+TOPIC_POLICY = {
+    "auto.create.topics.enable": ("kafka_auto_create_topics_enable", "true"),
+    "num.partitions": ("kafka_num_partitions", "1"),
+    "default.replication.factor": ("kafka_default_replication_factor", "1"),
+    "min.insync.replicas": ("kafka_min_insync_replicas", "1"),
+    "unclean.leader.election.enable": ("kafka_unclean_leader_election_enable", "false"),
+}
 _BROKER_READ = {"broker.id", "log.dirs", "log.dir", "listeners", "advertised.listeners", "zookeeper.connect",
                 "broker.rack", "listener.security.protocol.map"}
 _ZOOKEEPER_READ = {"dataDir", "dataLogDir", "clientPort", "admin.enableServer", "4lw.commands.whitelist"}
@@ -239,9 +248,17 @@ def advertised_name(server, fallback):
     return fallback
 
 
-def connect_chroot(server):
-    """The chroot of a broker's zookeeper.connect ("" for the root)."""
-    return _connect(server)[1]
+def registry_connect(hosts, groups, kit):
+    """The zookeeper.connect to read the broker registry from: the inventory's members that run something, by the
+    kit's address, on the first one's clientPort, with the first broker's chroot; None when the hosts read do not
+    tell (adoption_plan then refuses them, or the hosts disagree and it refuses that)."""
+    members = [h for h in groups.get("zookeeper", []) if hosts.get(h, {}).get("processes")]
+    ports = [p["config_properties"].get("clientPort") for h in members for p in hosts[h]["processes"]
+             if p["kind"] == "zookeeper" and p.get("config_properties")]
+    servers = [hosts[h]["server"] for h in groups.get("kafka_broker", []) if hosts.get(h, {}).get("server")]
+    if not members or not ports or not servers:
+        return None
+    return ",".join(f"{kit['addresses'].get(h, h)}:{ports[0]}" for h in members) + _connect(servers[0])[1]
 
 
 def _connect(server):
@@ -287,22 +304,23 @@ def adoption_plan(hosts, groups, registered, kit):
     "zookeeper": [hosts]} of the inventory; registered: {broker id: the host its registration in ZooKeeper advertises};
     kit: {"addresses": {host: the name or address the kit reaches it by}, "advertised": {broker host: the name the
     kit would advertise}, "ids": {host: the id the inventory gives it, or None}, "ports": {kit variable: port} of the
-    listeners the kit opens beside the cluster's (its TLS client, replication and ZooKeeper TLS ports)}.
+    listeners the kit opens beside the cluster's (its TLS client, replication and ZooKeeper TLS ports), "policy":
+    {variable: value} of TOPIC_POLICY's variables}.
     Returns {"refusals", "group_vars": {variable: value}, "open": {variable: value} (the open state secure_cluster.yml
     later leaves), "host_vars": {host: {variable: value}}, "review": {host: [(key, value)] of configs not carried,
-    secrets hidden]}."""
+    secrets hidden]}, "changes": policy_changes()."""
     brokers, members = groups.get("kafka_broker", []), groups.get("zookeeper", [])
     refusals = [refusal("adopt-unreadable", f"{host}: {error}. Fix the read (permissions, the disk), then rerun.")
                 for host in sorted(hosts) for error in hosts[host].get("errors", [])]
     readable = {h: dict(hosts[h], advertised=advertised_name(hosts[h]["server"] or {}, h)) for h in hosts}
     refusals += adoption_refusals(readable, groups, registered)
     if refusals:
-        return {"refusals": refusals, "group_vars": {}, "open": {}, "host_vars": {}, "review": {}}
+        return _refused(refusals)
     servers = {h: hosts[h]["server"] for h in brokers}
     configs = {h: _process(hosts[h], "zookeeper")["config_properties"] or {} for h in members}
     refusals += _secured_refusals(servers, configs)
     if refusals:
-        return {"refusals": refusals, "group_vars": {}, "open": {}, "host_vars": {}, "review": {}}
+        return _refused(refusals)
     group, host_vars, review = {}, {h: {} for h in brokers + members}, {h: [] for h in brokers + members}
     plaintext = {h: [port for protocol, port in kafka_connection.listeners(s).values() if protocol == "PLAINTEXT"]
                  for h, s in servers.items()}
@@ -360,12 +378,36 @@ def adoption_plan(hosts, groups, registered, kit):
         _process_vars(process, "zookeeper", host_vars[host])
         review[host] += _review(config, set(ZOOKEEPER_KEYS) | _ZOOKEEPER_READ, server_lines=True)
     refusals += _port_refusals(group, kit["ports"])
+    changes = policy_changes(servers, group, host_vars, kit["policy"])
     group.update(kafka_metadata_mode="zookeeper", kafka_install_dir=ADOPTED_INSTALL_DIR,
                  kafka_home=f"{ADOPTED_INSTALL_DIR}/kafka")
     if refusals:
-        return {"refusals": refusals, "group_vars": {}, "open": {}, "host_vars": {}, "review": {}}
+        return _refused(refusals)
     return {"refusals": [], "group_vars": {k: group[k] for k in sorted(group)}, "open": open_state(),
-            "host_vars": host_vars, "review": review}
+            "host_vars": host_vars, "review": review, "changes": changes}
+
+
+def policy_changes(servers, group, host_vars, policy):
+    """[(key, what the brokers run, what the takeover renders)] of TOPIC_POLICY where they differ. servers: {host:
+    server.properties}; group, host_vars: the layer's variables (a value carried is rendered as the cluster has it);
+    policy: {variable: value} of the kit's topic policy."""
+    changes = []
+    for key, (variable, default) in TOPIC_POLICY.items():
+        running = {h: _text(s.get(key, default)) for h, s in servers.items()}
+        rendered = {h: _text(host_vars[h].get(variable, group.get(variable, policy[variable]))) for h in servers}
+        if running != rendered:
+            changes.append((key, "/".join(sorted(set(running.values()))), "/".join(sorted(set(rendered.values())))))
+    return changes
+
+
+def _text(value):
+    """A property's value as server.properties spells it (Ansible's booleans as true/false)."""
+    value = str(value).strip()
+    return value.lower() if value.lower() in ("true", "false") else value
+
+
+def _refused(refusals):
+    return {"refusals": refusals, "group_vars": {}, "open": {}, "host_vars": {}, "review": {}, "changes": []}
 
 
 def open_state():
@@ -477,7 +519,11 @@ def _port_refusals(group, kit_ports):
 def inventory_files(plan, existing):
     """The layer's files, {path under the layer dir: text}, from an adoption plan; existing: {path: its text} of the
     files already there. A file there without HEADER is a person's: refused (adopt-would-overwrite)."""
-    files = {"hosts.yml": _hosts_file(), LAYER_FILES["cluster"]: _yaml(plan["group_vars"]),
+    changes = "".join(f"#   {key}: {running} -> {rendered}\n" for key, running, rendered in plan["changes"])
+    files = {"hosts.yml": _hosts_file(), LAYER_FILES["cluster"]: _yaml(plan["group_vars"]) + (
+                 "# The takeover changes the topic policy the brokers run (Kafka's default where their config sets "
+                 "none) to the kit's:\n" + changes + "# To keep a value until the clients are ready, set its variable "
+                 "here (connection role: the topic policy).\n" if changes else ""),
              LAYER_FILES["open"]: "# The open state the cluster was adopted in, its exposures accepted by name. Delete "
              "this file once secure_cluster.yml has secured the cluster.\n" + _yaml(plan["open"])}
     for host, variables in sorted(plan["host_vars"].items()):
@@ -523,4 +569,7 @@ def plan_lines(hosts, plan):
                      f"and ZooKeeper on {group['zookeeper_plaintext_client_port']} kept open until "
                      "secure_cluster.yml (exposures accepted: "
                      f"{', '.join(plan['open']['kafka_security_exposures_accepted'])})")
+    if plan["changes"]:
+        lines.append("The takeover changes the brokers' topic policy: " + "; ".join(
+            f"{key} {running} -> {rendered}" for key, running, rendered in plan["changes"]))
     return lines

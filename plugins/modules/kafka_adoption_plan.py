@@ -98,16 +98,11 @@ from ansible_collections.kafkaops.toolkit.plugins.module_utils.kafka_connection 
 
 
 def _registry(module, hosts, groups, kit):
-    """{broker id: advertised host} from the ensemble the inventory's members run (their plaintext client port, the
-    brokers' chroot); {} when nothing tells where it is (the plan refuses such hosts anyway)."""
-    members = [h for h in groups.get("zookeeper", []) if hosts.get(h, {}).get("processes")]
-    ports = [p["config_properties"].get("clientPort") for h in members for p in hosts[h]["processes"]
-             if p["kind"] == "zookeeper" and p.get("config_properties")]
-    servers = [hosts[h]["server"] for h in groups.get("kafka_broker", []) if hosts.get(h, {}).get("server")]
-    if not members or not ports or not servers:
+    """{broker id: advertised host} from the ensemble the inventory's members run; {} when nothing tells where it is
+    (the plan refuses such hosts anyway)."""
+    connect = kafka_adoption.registry_connect(hosts, groups, kit)
+    if not connect:
         return {}
-    chroot = kafka_adoption.connect_chroot(servers[0])
-    connect = ",".join(f"{kit['addresses'].get(h, h)}:{ports[0]}" for h in members) + chroot
     try:
         zk = zk_client({"zookeeper_connect": connect, "request_timeout": module.params["request_timeout"]})
         try:

@@ -166,7 +166,11 @@ def legacy_member(myid, text=ZK_CFG):
 
 LEGACY_GROUPS = {"kafka_broker": ["kafka1", "kafka2", "kafka3"], "zookeeper": ["zk1", "zk2", "zk3"]}
 KIT = {"addresses": {}, "advertised": {f"kafka{i}": f"kafka{i}.lab.test" for i in (1, 2, 3)}, "ids": {},
-       "ports": {"kafka_port": 9093, "kafka_replication_port": 9091, "zookeeper_client_port": 2182}}
+       "ports": {"kafka_port": 9093, "kafka_replication_port": 9091, "zookeeper_client_port": 2182},
+       # the connection role's defaults, as the playbook passes them
+       "policy": {"kafka_auto_create_topics_enable": False, "kafka_num_partitions": 3,
+                  "kafka_default_replication_factor": 3, "kafka_min_insync_replicas": 2,
+                  "kafka_unclean_leader_election_enable": False}}
 
 
 def legacy(**changed):
@@ -262,6 +266,37 @@ def test_the_layer_is_written_with_its_header_secrets_hidden_and_a_persons_file_
     assert rules(theirs["refusals"]) == ["adopt-would-overwrite"] and theirs["files"] == {}
     hidden = ka.inventory_files(plan(), {"group_vars/all.yml": "kafka_version: 3.6.2\n"})
     assert rules(hidden["refusals"]) == ["adopt-would-overwrite"]
+
+
+def test_the_topic_policy_the_takeover_changes_is_said_against_kafkas_defaults_and_what_is_carried():
+    # the legacy brokers set num.partitions=1 and min.insync.replicas=2 (carried) and leave the rest to Kafka
+    result = plan()
+    assert result["changes"] == [("auto.create.topics.enable", "true", "false"), ("num.partitions", "1", "3"),
+                                 ("default.replication.factor", "1", "3")]
+    files = ka.inventory_files(result, {})["files"]
+    assert "#   auto.create.topics.enable: true -> false\n" in files["group_vars/all/adopted-cluster.yml"]
+    assert ("The takeover changes the brokers' topic policy: auto.create.topics.enable true -> false; num.partitions "
+            "1 -> 3; default.replication.factor 1 -> 3") in ka.plan_lines(legacy(), result)
+    # a value the brokers set is theirs; one the kit renders alike, or carries, is no change
+    hosts = legacy(**{f"kafka{i}": legacy_broker(i, server_properties(
+        i, "auto.create.topics.enable=FALSE\ndefault.replication.factor=3\nnum.partitions=3\n")) for i in (1, 2, 3)})
+    assert plan(hosts)["changes"] == []
+    one = legacy(kafka2=legacy_broker(2, server_properties(2, "min.insync.replicas=1\n")))  # the last line wins
+    assert [key for key, _, _ in plan(one)["changes"]] == [
+        "auto.create.topics.enable", "num.partitions", "default.replication.factor"]  # each host's own kept
+    assert plan(kit=dict(KIT, policy=dict(KIT["policy"], kafka_auto_create_topics_enable="True")))["changes"][0] == (
+        "num.partitions", "1", "3")  # -e kafka_auto_create_topics_enable=True: a string, the same value
+
+
+def test_the_registry_is_read_from_the_members_that_run_by_the_kits_address_and_the_brokers_chroot():
+    kit = dict(KIT, addresses={"zk1": "10.0.0.11", "zk2": "10.0.0.12", "zk3": "10.0.0.13"})
+    assert ka.registry_connect(legacy(), LEGACY_GROUPS, kit) == "10.0.0.11:2181,10.0.0.12:2181,10.0.0.13:2181"
+    chrooted = {f"kafka{i}": legacy_broker(i, server_properties(i).replace(":2181\n", ":2181/kafka\n"))
+                for i in (1, 2, 3)}
+    idle = dict(legacy_member(3), processes=[])
+    assert ka.registry_connect(legacy(zk3=idle, **chrooted), LEGACY_GROUPS, KIT) == "zk1:2181,zk2:2181/kafka"
+    assert ka.registry_connect(legacy(**{f"zk{i}": dict(legacy_member(i), processes=[]) for i in (1, 2, 3)}),
+                               LEGACY_GROUPS, KIT) is None
 
 
 def test_a_secret_the_plan_does_not_carry_is_listed_without_its_value():
