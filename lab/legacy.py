@@ -43,6 +43,22 @@ def home(version):
     return f"/opt/kafka_2.13-{version}"
 
 
+def hosts_state(version):
+    """Per broker and member, its legacy unit's main pid, start time and state, the checksum of its config file, its
+    data dir's entries and what /opt and the units' dir hold: any change a run made to a legacy host shows."""
+    state = {}
+    for host in config.load_hosts():
+        for group, unit_name, config_file, data in (("kafka_broker", KAFKA_UNIT, "server.properties", KAFKA_DATA),
+                                                    ("zookeeper", ZOOKEEPER_UNIT, "zookeeper.properties",
+                                                     ZOOKEEPER_DATA)):
+            if group in host.groups:
+                state[host.name] = machines.run_on(host, (
+                    "systemctl show -p ExecMainPID -p ExecMainStartTimestampMonotonic -p ActiveState -p UnitFileState "
+                    f"{unit_name} | sort; sha256sum {home(version)}/config/{config_file}; ls {data}; "
+                    "ls /opt /etc/systemd/system"))
+    return state
+
+
 def archive(version):
     """The release's archive, built from Maven Central as make setup builds the kit's (dist/build_kafka_archive.sh)."""
     out = config.kafka_libs(version).parents[1]  # where make setup puts the kit's archives

@@ -109,18 +109,10 @@ def brokers_release():
 
 # Each step: (name, the clients' security, the function that runs it, returning its own checks' figures)
 
-def legacy_units():
-    """{host: the legacy unit's main pid and state} on every broker and member: what a check run must not touch."""
-    return {h.name: drill.on_host(h.name, f"systemctl show -p ExecMainPID -p ActiveState {unit}")
-            for h in config.load_hosts() for group, unit in (("kafka_broker", legacy.KAFKA_UNIT),
-                                                              ("zookeeper", legacy.ZOOKEEPER_UNIT))
-            if group in h.groups}
-
-
 def adopt():
-    units = legacy_units()
+    units = legacy.hosts_state(START)
     check, _ = playbook("site.yml", "--check", "--diff")
-    kept = legacy_units() == units
+    kept = legacy.hosts_state(START) == units
     playbook("site.yml")
     # the check plans a change on every host it takes over, and changes none
     return {"check_would_change": sorted(set(drill.changed_hosts(check.stdout)) & set(units)),

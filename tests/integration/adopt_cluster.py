@@ -21,20 +21,6 @@ BROKERS = [h for h in config.load_hosts() if "kafka_broker" in h.groups]
 MEMBERS = [h for h in config.load_hosts() if "zookeeper" in h.groups]
 
 
-def _hosts_state():
-    """Per host, the legacy unit's main pid, start time and state, and the checksums of its config files and the
-    data dir's entries: any change the run made to a host shows."""
-    state = {}
-    for host, unit, config_file, data in (
-            [(h, legacy.KAFKA_UNIT, "server.properties", legacy.KAFKA_DATA) for h in BROKERS]
-            + [(h, legacy.ZOOKEEPER_UNIT, "zookeeper.properties", legacy.ZOOKEEPER_DATA) for h in MEMBERS]):
-        state[host.name] = ssh_run(host, (
-            f"systemctl show -p ExecMainPID -p ExecMainStartTimestampMonotonic -p ActiveState -p UnitFileState {unit}"
-            f" | sort; sha256sum {legacy.home(config.KAFKA_VERSION)}/config/{config_file}; ls {data}; "
-            "ls /opt /etc/systemd/system"))
-    return state
-
-
 def _files(layer):
     return {str(p.relative_to(layer)): p.read_text() for p in sorted(layer.rglob("*")) if p.is_file()}
 
@@ -45,13 +31,13 @@ def _adopt(run_playbook, layer, *args):
 
 @pytest.fixture(scope="module")
 def before():
-    return _hosts_state()
+    return legacy.hosts_state(config.KAFKA_VERSION)
 
 
 def test_a_forgotten_layer_dir_fails_reading_nothing(run_playbook, before):
     run = run_playbook("adopt_cluster.yml")
     assert run.returncode != 0 and "Run with -e adopt_inventory_dir=" in run.output, run.output[-2000:]
-    assert _hosts_state() == before
+    assert legacy.hosts_state(config.KAFKA_VERSION) == before
 
 
 def test_check_mode_shows_the_layer_and_writes_nothing(run_playbook, tmp_path, before):
@@ -59,7 +45,7 @@ def test_check_mode_shows_the_layer_and_writes_nothing(run_playbook, tmp_path, b
     assert run.returncode == 0, run.output[-3000:]
     assert "kafka1: broker 1 (apache-kafka.service)" in run.output and "Would write" in run.output
     assert 'kafka_version: "' + config.KAFKA_VERSION + '"' in run.output  # the diff shows the files
-    assert not (tmp_path / "layer").exists() and _hosts_state() == before
+    assert not (tmp_path / "layer").exists() and legacy.hosts_state(config.KAFKA_VERSION) == before
 
 
 def test_the_layer_describes_the_running_cluster_and_a_rerun_changes_nothing(run_playbook, tmp_path, before):
@@ -97,7 +83,7 @@ def test_the_layer_describes_the_running_cluster_and_a_rerun_changes_nothing(run
     rerun = _adopt(run_playbook, layer)
     assert rerun.returncode == 0 and _files(layer) == files, rerun.output[-3000:]
     assert "localhost : ok=" in rerun.output and "changed=0" in rerun.output.split("localhost :")[1][:80]
-    assert _hosts_state() == before
+    assert legacy.hosts_state(config.KAFKA_VERSION) == before
 
 
 def _refused(run_playbook, layer, rule, *args):
@@ -113,13 +99,13 @@ def _refused(run_playbook, layer, rule, *args):
 def test_an_id_the_inventory_gives_otherwise_is_refused(run_playbook, tmp_path, before):
     run = _refused(run_playbook, tmp_path / "layer", "adopt-id-disagrees", "-e", "kafka_broker_id=7")
     assert "kafka_broker_id=7, and it runs id 1" in run.output
-    assert _hosts_state() == before
+    assert legacy.hosts_state(config.KAFKA_VERSION) == before
 
 
 def test_a_port_the_kits_listeners_need_is_refused(run_playbook, tmp_path, before):
     run = _refused(run_playbook, tmp_path / "layer", "adopt-port-clash", "-e", f"kafka_port={legacy.LISTENER_PORT}")
     assert "set kafka_port to a free port" in run.output
-    assert _hosts_state() == before
+    assert legacy.hosts_state(config.KAFKA_VERSION) == before
 
 
 def test_a_persons_file_in_the_layer_is_refused_and_kept(run_playbook, tmp_path, before):
@@ -128,17 +114,17 @@ def test_a_persons_file_in_the_layer_is_refused_and_kept(run_playbook, tmp_path,
     (layer / "group_vars" / "all.yml").write_text("kafka_heap_size: 4g\n")
     _refused(run_playbook, layer, "adopt-would-overwrite")
     assert (layer / "group_vars" / "all.yml").read_text() == "kafka_heap_size: 4g\n"
-    assert _hosts_state() == before
+    assert legacy.hosts_state(config.KAFKA_VERSION) == before
 
 
 def test_a_broker_that_does_not_run_is_refused(run_playbook, tmp_path):
     host = BROKERS[-1]
     ssh_run(host, f"systemctl stop {legacy.KAFKA_UNIT}")
     try:
-        stopped = _hosts_state()
+        stopped = legacy.hosts_state(config.KAFKA_VERSION)
         run = _refused(run_playbook, tmp_path / "layer", "adopt-not-running")
         assert f"{host.name} of kafka_broker runs no broker" in run.output
-        assert _hosts_state() == stopped
+        assert legacy.hosts_state(config.KAFKA_VERSION) == stopped
     finally:
         ssh_run(host, f"systemctl start {legacy.KAFKA_UNIT}")
         legacy.wait_registered(MEMBERS[0], len(BROKERS))
@@ -170,7 +156,7 @@ def test_site_check_shows_the_takeover_and_changes_nothing(run_playbook, tmp_pat
     assert check.returncode == 0, check.output[-5000:]
     assert set(_changed_hosts(check.output)) >= {h.name for h in BROKERS + MEMBERS}, check.output[-3000:]
     assert "+broker.id=1" in check.output  # the diff shows the server.properties the kit would write
-    assert _hosts_state() == before
+    assert legacy.hosts_state(config.KAFKA_VERSION) == before
 
 
 def test_site_takes_the_cluster_over_under_a_canary(run_playbook, tmp_path):
