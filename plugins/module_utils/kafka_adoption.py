@@ -218,7 +218,6 @@ ZOOKEEPER_KEYS = {
     "autopurge.snapRetainCount": ("zookeeper_autopurge_snap_retain_count", int),
     "autopurge.purgeInterval": ("zookeeper_autopurge_purge_interval", int),
 }
-# keys the plan reads into other variables (ids, dirs, ports, the ensemble) or whose value it checks
 # The kit's topic policy (the connection role's variables), with Kafka's default (2.8 to 3.9) where a broker's config
 # sets none: a takeover that renders another value changes how the cluster treats its clients' topics.
 TOPIC_POLICY = {
@@ -228,6 +227,7 @@ TOPIC_POLICY = {
     "min.insync.replicas": ("kafka_min_insync_replicas", "1"),
     "unclean.leader.election.enable": ("kafka_unclean_leader_election_enable", "false"),
 }
+# keys the plan reads into other variables (ids, dirs, ports, the ensemble) or whose value it checks
 _BROKER_READ = {"broker.id", "log.dirs", "log.dir", "listeners", "advertised.listeners", "zookeeper.connect",
                 "broker.rack", "listener.security.protocol.map"}
 _ZOOKEEPER_READ = {"dataDir", "dataLogDir", "clientPort", "admin.enableServer", "4lw.commands.whitelist"}
