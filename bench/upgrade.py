@@ -1,7 +1,8 @@
 """The KRaft upgrade of the lab from Kafka 3.9.2 to 4.4.0 under an acks=all canary: the wall time of the rolls and of
 the finalize run, the brokers' roll ratio (as bench-roll: the roll's time against the sum of each broker's own stop,
 start and healthy gate, read from the run's timeline marks), and per step (controllers, brokers, finalize) the
-canary's longest unavailability, acknowledged and failed sends; the Spark validator's verdict last.
+canary's longest outage and unavailable seconds in all, acknowledged and failed sends; the Spark validator's verdict
+last.
 
 On a fresh KRaft lab of 3.9.2 (a static quorum, as a migrated cluster's): site.yml, a canary and a snapshot, then
 upgrade_kafka.yml -e kafka_version=4.4.0 and -e finalize=true with KAFKAOPS_TIMELINE_MARKS set (plugins/callback/

@@ -16,7 +16,7 @@ sys.path[:0] = [str(REPO), str(REPO / ".cache" / "collections")]
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_adoption  # noqa: E402
 from canary import Canary, ensure_topic  # noqa: E402
-from canary.availability import unavailable_seconds  # noqa: E402
+from canary.availability import longest_unavailable_seconds, unavailable_seconds  # noqa: E402
 from canary.ledger import read_acked, read_failed  # noqa: E402
 from lab import ansible, cluster_settings, config  # noqa: E402
 from lab.machines import run_on  # noqa: E402
@@ -153,13 +153,14 @@ def finish(name, figures, problems, passed):
 
 
 def window(ledger, start, end):
-    """Acknowledged and failed sends of the ledger sent in [start, end], and the canary's unavailable seconds (of
-    the canary's records: another writer's, without sent_at, are not counted)."""
+    """Acknowledged and failed sends of the ledger sent in [start, end], and the canary's unavailable seconds, in all
+    and its longest outage (of the canary's records: another writer's, without sent_at, are not counted)."""
     def sent_then(entry):
         return entry.get("sent_at") is not None and start <= entry["sent_at"] <= end
     entries = [e for e in read_acked(ledger) if sent_then(e)]
     failures = [f for f in read_failed(ledger) if sent_then(f)]
     return {"acked": len(entries), "failed": len(failures), "unavailable_s": unavailable_seconds(entries, failures),
+            "longest_unavailable_s": longest_unavailable_seconds(entries, failures),
             "failure_errors": sorted({f["error"] for f in failures})}
 
 

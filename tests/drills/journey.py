@@ -328,14 +328,16 @@ def committed_offsets(state, security):
 
 
 def table(state):
-    """The journey's table: per step, wall time, longest unavailability, acknowledged, lost, failed, undo."""
-    lines = ["| step | wall s | longest unavailability s | acknowledged (canary + VerifiableProducer) | lost | failed "
-             "sends | can be undone after it |", "|---|---|---|---|---|---|---|"]
+    """The journey's table: per step, wall time, the canary's longest outage and unavailable seconds in all,
+    acknowledged, lost, failed, undo."""
+    lines = ["| step | wall s | longest outage s | unavailable s in all | acknowledged (canary + VerifiableProducer) | "
+             "lost | failed sends | can be undone after it |", "|---|---|---|---|---|---|---|---|"]
     for s in state["steps"]:
         if s["step"] == "snapshot":
             continue
         producer = s["clients"]["producer"]
-        lines.append(f"| {s['step']} | {s['wall_s']} | {s['unavailable_s']} | {s['acked']} + {producer['acked']} | "
+        lines.append(f"| {s['step']} | {s['wall_s']} | {s['longest_unavailable_s']} | {s['unavailable_s']} | "
+                     f"{s['acked']} + {producer['acked']} | "
                      f"{s['lost']} | {s['failed']} + {producer['failed']} | {s['checks'].get('undo', '')} |")
     return "\n".join(lines)
 
