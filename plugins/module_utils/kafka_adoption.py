@@ -570,6 +570,6 @@ def plan_lines(hosts, plan):
                      "secure_cluster.yml (exposures accepted: "
                      f"{', '.join(plan['open']['kafka_security_exposures_accepted'])})")
     if plan["changes"]:
-        lines.append("The takeover changes the brokers' topic policy: " + "; ".join(
+        lines.append("The takeover changes the topic policy the brokers run: " + "; ".join(
             f"{key} {running} -> {rendered}" for key, running, rendered in plan["changes"]))
     return lines

@@ -73,7 +73,8 @@ def test_the_layer_describes_the_running_cluster_and_a_rerun_changes_nothing(run
     # the topic policy the takeover changes, against Kafka's default where the legacy config sets none
     assert "#   auto.create.topics.enable: true -> false\n#   num.partitions: 1 -> 3\n" in \
         files["group_vars/all/adopted-cluster.yml"]
-    assert "The takeover changes the brokers' topic policy: auto.create.topics.enable true -> false" in run.output
+    assert "The takeover changes the topic policy the brokers run: auto.create.topics.enable true -> false" in \
+        run.output
     # an inventory source of its own, read after the inventory: its values are the hosts'
     shown = ansible.run(["ansible-inventory", "-i", str(config.INVENTORY), "-i", str(layer), "--host", BROKERS[1].name])
     assert shown.returncode == 0, shown.stderr

@@ -275,8 +275,8 @@ def test_the_topic_policy_the_takeover_changes_is_said_against_kafkas_defaults_a
                                  ("default.replication.factor", "1", "3")]
     files = ka.inventory_files(result, {})["files"]
     assert "#   auto.create.topics.enable: true -> false\n" in files["group_vars/all/adopted-cluster.yml"]
-    assert ("The takeover changes the brokers' topic policy: auto.create.topics.enable true -> false; num.partitions "
-            "1 -> 3; default.replication.factor 1 -> 3") in ka.plan_lines(legacy(), result)
+    assert ("The takeover changes the topic policy the brokers run: auto.create.topics.enable true -> false; "
+            "num.partitions 1 -> 3; default.replication.factor 1 -> 3") in ka.plan_lines(legacy(), result)
     # a value the brokers set is theirs; one the kit renders alike, or carries, is no change
     hosts = legacy(**{f"kafka{i}": legacy_broker(i, server_properties(
         i, "auto.create.topics.enable=FALSE\ndefault.replication.factor=3\nnum.partitions=3\n")) for i in (1, 2, 3)})
