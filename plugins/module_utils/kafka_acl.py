@@ -83,8 +83,8 @@ def binding_string(b):
 
 
 def diff(existing, planned):
-    """{"before": [...], "after": [...]}: the existing bindings, and them once the plan is applied, as
-    sorted binding strings."""
+    """{"before": text, "after": text}: the existing bindings, and them once the plan is applied, one sorted binding
+    string a line (the text Ansible's --diff shows line by line)."""
     before = {binding_string(b) for b in existing}
     after = (before - {binding_string(b) for b in planned["delete"]}) | {binding_string(b) for b in planned["create"]}
-    return {"before": sorted(before), "after": sorted(after)}
+    return {"before": "".join(f"{b}\n" for b in sorted(before)), "after": "".join(f"{b}\n" for b in sorted(after))}

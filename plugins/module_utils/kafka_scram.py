@@ -66,13 +66,15 @@ def _line(name, mechanism, iterations):
 
 
 def diff(existing, planned):
-    """{"before": [...], "after": [...]}: the users' credentials, and them once the plan is applied, as
-    sorted lines; a credential the plan writes is marked "password set" (it changes even when nothing
-    else does)."""
+    """{"before": text, "after": text}: the users' credentials, and them once the plan is applied, one sorted line
+    each (the text Ansible's --diff shows line by line); a credential the plan writes is marked "password set" (it
+    changes even when nothing else does)."""
     have = {(name, m): i for name, pairs in existing.items() for m, i in pairs}
     after = {pair: _line(*pair, i) for pair, i in have.items()}
     for e in planned["deletions"]:
         after.pop((e["name"], e["mechanism"]), None)
     for e in planned["upserts"]:
         after[(e["name"], e["mechanism"])] = _line(e["name"], e["mechanism"], e["iterations"]) + ", password set"
-    return {"before": sorted(_line(*pair, i) for pair, i in have.items()), "after": sorted(after.values())}
+    before = sorted(_line(*pair, i) for pair, i in have.items())
+    return {"before": "".join(f"{line}\n" for line in before),
+            "after": "".join(f"{line}\n" for line in sorted(after.values()))}

@@ -141,8 +141,8 @@ diff:
   returned: with --diff
   type: dict
   sample:
-    before: []
-    after: ["allow User:orders-app write on topic:orders. (prefixed) from *"]
+    before: ""
+    after: "allow User:orders-app write on topic:orders. (prefixed) from *\n"
 """
 
 from ansible.module_utils.basic import AnsibleModule

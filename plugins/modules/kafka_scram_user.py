@@ -135,8 +135,8 @@ diff:
   returned: with --diff
   type: dict
   sample:
-    before: [billing-app SCRAM-SHA-512 (8192 iterations), orders-app SCRAM-SHA-512 (8192 iterations)]
-    after: ["billing-app SCRAM-SHA-512 (16384 iterations), password set", orders-app SCRAM-SHA-512 (8192 iterations)]
+    before: "billing-app SCRAM-SHA-512 (8192 iterations)\norders-app SCRAM-SHA-512 (8192 iterations)\n"
+    after: "billing-app SCRAM-SHA-512 (16384 iterations), password set\norders-app SCRAM-SHA-512 (8192 iterations)\n"
 """
 
 from ansible.module_utils.basic import AnsibleModule

@@ -128,10 +128,10 @@ def test_diff_shows_the_bindings_before_and_after_as_lines():
     existing = [binding(), binding(principal="User:billing")]
     planned = {"create": [binding(operation="write")], "delete": [binding()]}
     assert kafka_acl.diff(existing, planned) == {
-        "before": ["allow User:billing read on topic:orders (literal) from *",
-                   "allow User:orders-app read on topic:orders (literal) from *"],
-        "after": ["allow User:billing read on topic:orders (literal) from *",
-                  "allow User:orders-app write on topic:orders (literal) from *"]}
+        "before": "allow User:billing read on topic:orders (literal) from *\n"
+                  "allow User:orders-app read on topic:orders (literal) from *\n",
+        "after": "allow User:billing read on topic:orders (literal) from *\n"
+                 "allow User:orders-app write on topic:orders (literal) from *\n"}
 
 
 # --- the module, with a fake AdminClient -----------------------------------------------------------------
@@ -181,9 +181,9 @@ def test_module_check_mode_plans_shows_the_diff_and_changes_nothing(monkeypatch)
     result = _run(monkeypatch, admin, {"acls": [READ_ORDERS]}, check_mode=True, diff=True)
     assert (result["changed"], result["plan"], result["created"]) == (True, {"create": [binding()],
                                                                             "delete": []}, [])
-    assert result["diff"] == {"before": ["allow User:billing read on topic:orders (literal) from *"],
-                              "after": ["allow User:billing read on topic:orders (literal) from *",
-                                        "allow User:orders-app read on topic:orders (literal) from *"]}
+    assert result["diff"] == {"before": "allow User:billing read on topic:orders (literal) from *\n",
+                              "after": "allow User:billing read on topic:orders (literal) from *\n"
+                                       "allow User:orders-app read on topic:orders (literal) from *\n"}
     assert admin.created == [] and admin.deleted == []
     assert "warnings" not in result
 

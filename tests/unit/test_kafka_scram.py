@@ -123,9 +123,9 @@ def test_diff_shows_credentials_and_marks_the_ones_written():
     planned = {"upserts": [entry("iterations differ"), entry("missing", name="new")],
                "deletions": [entry("absent", name="billing", mechanism="SCRAM-SHA-256")]}
     assert kafka_scram.diff(existing, planned) == {
-        "before": ["billing SCRAM-SHA-256 (8192 iterations)", "orders-app SCRAM-SHA-512 (4096 iterations)"],
-        "after": ["new SCRAM-SHA-512 (8192 iterations), password set",
-                  "orders-app SCRAM-SHA-512 (8192 iterations), password set"]}
+        "before": "billing SCRAM-SHA-256 (8192 iterations)\norders-app SCRAM-SHA-512 (4096 iterations)\n",
+        "after": "new SCRAM-SHA-512 (8192 iterations), password set\n"
+                 "orders-app SCRAM-SHA-512 (8192 iterations), password set\n"}
 
 
 def test_the_password_is_never_logged():
@@ -188,9 +188,9 @@ def test_module_check_mode_plans_and_writes_nothing(monkeypatch):
     assert "warnings" not in result  # e.g. Ansible's about an option named like a password without no_log
     assert result["changed"] is True and result["upserted"] == []
     assert result["plan"] == {"upserts": [entry("missing")], "deletions": []}
-    assert result["diff"] == {"before": ["billing SCRAM-SHA-512 (8192 iterations)"],
-                              "after": ["billing SCRAM-SHA-512 (8192 iterations)",
-                                        "orders-app SCRAM-SHA-512 (8192 iterations), password set"]}
+    assert result["diff"] == {"before": "billing SCRAM-SHA-512 (8192 iterations)\n",
+                              "after": "billing SCRAM-SHA-512 (8192 iterations)\n"
+                                       "orders-app SCRAM-SHA-512 (8192 iterations), password set\n"}
 
 
 def test_module_writes_a_user_kafka_has_no_credentials_for(monkeypatch):
