@@ -33,8 +33,8 @@ options:
       - What the inventory says the kit would use - C(addresses) (host -> the address the kit reaches it at),
         C(advertised) (broker host -> the name the kit would advertise), C(ids) (host -> the broker id or myid the
         inventory gives, or null), C(ports) (kit port variable -> port of the listeners the kit opens beside the
-        cluster's), C(policy) (the connection role's topic policy, variable -> value: the takeover's changes to it
-        are said).
+        cluster's), C(policy) (the connection role's topic policy, variable -> value; the plan says what the
+        takeover changes in it).
     type: dict
     required: true
   layer_dir:
