@@ -4,8 +4,10 @@ from a fresh clone)."""
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 from .config import REPO
 
@@ -50,3 +52,32 @@ def playbook(path, *args, extra_vars=None, check=False, env=None, cwd=REPO, capt
     """Run a playbook as the operator: command() run by run(). Returns the CompletedProcess."""
     return run(command(path, *args, extra_vars=extra_vars, check=check), env=env, cwd=cwd, capture=capture,
                timeout=timeout)
+
+
+def start_until(cmd, log, line, timeout=300):
+    """Start an Ansible command in the operator's environment (no colour), its output to the file log, and return
+    the process once log shows line (looked for every 50 ms, so a signal lands close to it). The process leads its
+    own process group, for signals to the whole run."""
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=REPO, env=environment(**NO_COLOR), stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    deadline = time.monotonic() + timeout
+    while line not in log.read_text():
+        ended = proc.poll() is not None
+        if ended or time.monotonic() > deadline:
+            if not ended:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            raise AssertionError(f"{' '.join(cmd)} {'ended' if ended else 'killed after ' + str(timeout) + ' s'} "
+                                 f"before its output showed {line!r}: {log.read_text()[-3000:]}")
+        time.sleep(0.05)
+    return proc
+
+
+def killed_at(cmd, log, line, timeout=300):
+    """Run an Ansible command and kill it with SIGKILL, its whole process group, once its output shows line (the
+    controller dies: no always section or handler runs). Returns its output."""
+    proc = start_until(cmd, log, line, timeout)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return log.read_text()

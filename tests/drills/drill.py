@@ -164,14 +164,31 @@ def window(ledger, start, end):
             "failure_errors": sorted({f["error"] for f in failures})}
 
 
+def _kafka_processes(kinds):
+    """{host: `pgrep -a` line of its broker or controller process, "" where none runs} on the hosts of kinds' groups."""
+    return {host.name: on_host(host.name, "pgrep -f -a 'kafka[.]Kafka ' | head -1").strip()
+            for host in config.load_hosts() if set(kinds) & set(host.groups)}
+
+
+def kafka_pids(kinds=("kafka_broker", "kafka_controller")):
+    """{host: the pid of its broker or controller process, None where none runs}: a changed pid is a restart."""
+    return {host: int(line.split()[0]) if line else None for host, line in _kafka_processes(kinds).items()}
+
+
 def releases(kinds=("kafka_broker", "kafka_controller")):
     """{host: the Kafka release its broker or controller process runs} (kafka_adoption's read of /proc there) on the
     lab hosts of kinds' groups; None where none runs."""
     found = {}
-    for host in config.load_hosts():
-        if set(kinds) & set(host.groups):
-            line = on_host(host.name, "pgrep -f -a 'kafka[.]Kafka ' | head -1")
-            argv = line.split(maxsplit=1)[1].split() if line.strip() else []
-            jars = lambda path, h=host.name: on_host(h, f"ls {path} 2>/dev/null").split()  # noqa: E731
-            found[host.name] = kafka_adoption.read_java_process(argv, jars).get("release") if argv else None
+    for name, line in _kafka_processes(kinds).items():
+        argv = line.split(maxsplit=1)[1].split() if line else []
+        jars = lambda path, h=name: on_host(h, f"ls {path} 2>/dev/null").split()  # noqa: E731
+        found[name] = kafka_adoption.read_java_process(argv, jars).get("release") if argv else None
     return found
+
+
+def killed_at(command, log, line):
+    """Run command as the operator and kill it with SIGKILL once its output (the file log) shows line
+    (lab.ansible.killed_at). Returns its output."""
+    print(f"$ {' '.join(command)}  (killed at {line!r})", flush=True)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    return ansible.killed_at(command, log, line, timeout=1800)

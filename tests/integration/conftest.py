@@ -1,9 +1,6 @@
 """Integration tests run from the controller against the lab cluster that site.yml deployed."""
 
 import json
-import os
-import signal
-import subprocess
 import time
 import uuid
 
@@ -125,32 +122,19 @@ def run_playbook():
 @pytest.fixture
 def playbook_at(tmp_path):
     """Start one of the project's playbooks and return (process, its output file) once the output shows
-    `line` (looked for every 50 ms, so a signal lands close to it); the process leads its own process
-    group, for signals to the whole run."""
+    `line` (lab.ansible.start_until: the process leads its own process group, for signals to the whole run)."""
     def start(playbook, args, line, timeout=300):
         log = tmp_path / f"{playbook}.log"
-        with open(log, "w") as out:
-            proc = subprocess.Popen(ansible.command(f"playbooks/{playbook}", *args), cwd=config.REPO,
-                                    env=ansible.environment(**ansible.NO_COLOR), stdout=out, stderr=subprocess.STDOUT,
-                                    start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while line not in log.read_text():
-            assert proc.poll() is None, f"{playbook} ended before {line!r}: {log.read_text()[-3000:]}"
-            assert time.monotonic() < deadline, f"{playbook} did not reach {line!r} in {timeout} s"
-            time.sleep(0.05)
-        return proc, log
+        return ansible.start_until(ansible.command(f"playbooks/{playbook}", *args), log, line, timeout), log
     return start
 
 
 @pytest.fixture
-def kill_playbook_at(playbook_at):
+def kill_playbook_at(tmp_path):
     """Kill a playbook with SIGKILL, its whole process group, once its output shows `line` (the controller
     dies: no always section or handler runs); returns its output."""
     def run(playbook, args, line):
-        proc, log = playbook_at(playbook, args, line)
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        return log.read_text()
+        return ansible.killed_at(ansible.command(f"playbooks/{playbook}", *args), tmp_path / f"{playbook}.log", line)
     return run
 
 
