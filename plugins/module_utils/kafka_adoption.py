@@ -27,12 +27,15 @@ _KAFKA_JAR = re.compile(r"^kafka_2\.1[0-3]-(\d+\.\d+\.\d+)\.jar$")
 _ZOOKEEPER_JAR = re.compile(r"^zookeeper-(\d+\.\d+\.\d+)\.jar$")
 
 
-def read_java_process(argv, list_jars=None):
+def read_java_process(argv, list_jars=None, open_jars=None):
     """What a Java process runs: {"kind": "broker" | "zookeeper" | None (another program), "main", "config": its last
     argument (the properties file Kafka's scripts pass), "release": the Kafka release of its class path (None when no
     kafka_2.1x jar is on it), "zookeeper_release", "java": argv[0], "heap": its -Xmx or None}.
     list_jars: dir -> the jar names in it, for the class path's 'dir/*' entries (kafka-run-class.sh spells each jar;
-    a unit may name the dir); without it such entries name no jar."""
+    a unit may name the dir); without it such entries name no jar.
+    open_jars: the names of the jars the process holds open (open_jar_names), which name a 'dir/*' entry's jars before
+    list_jars: the dir may be a link that now points at another release (an upgrade moves it before the restart), the
+    open files are the ones the process runs."""
     classpath, main, index = [], None, 1
     while index < len(argv):
         arg = argv[index]
@@ -47,7 +50,7 @@ def read_java_process(argv, list_jars=None):
     names = []
     for entry in classpath:
         if entry.endswith("/*"):
-            names += (list_jars(entry[:-2]) if list_jars else None) or []
+            names += open_jars or (list_jars(entry[:-2]) if list_jars else None) or []
         else:
             names.append(entry.rsplit("/", 1)[-1])
     release = next((m.group(1) for n in names for m in [_KAFKA_JAR.match(n)] if m), None)
@@ -56,6 +59,13 @@ def read_java_process(argv, list_jars=None):
     rest = argv[index + 1:] if main else []
     return {"kind": MAIN_CLASSES.get(main), "main": main, "config": rest[-1] if rest else None, "release": release,
             "zookeeper_release": zookeeper_release, "java": argv[0] if argv else None, "heap": heap}
+
+
+def open_jar_names(link_targets):
+    """The names of the jar files among a process's open files (the targets of its /proc/PID/fd links, resolved when
+    it opened them; a file removed since ends in ' (deleted)')."""
+    paths = (t[:-len(" (deleted)")] if t.endswith(" (deleted)") else t for t in link_targets)
+    return sorted({p.rsplit("/", 1)[-1] for p in paths if p.endswith(".jar")})
 
 
 def read_host(proc="/proc"):
@@ -73,7 +83,7 @@ def read_host(proc="/proc"):
             continue  # a process that ended while read
         if not argv or os.path.basename(argv[0]) != "java":
             continue
-        seen = read_java_process(argv, _jars_in)
+        seen = read_java_process(argv, _jars_in, open_jar_names(_fd_targets(os.path.join(proc, pid, "fd"))))
         if seen["kind"] is None:
             continue
         seen.update(pid=int(pid), unit=_unit(os.path.join(proc, pid, "cgroup")), config_properties=None)
@@ -105,6 +115,21 @@ def read_host(proc="/proc"):
 def _jars_in(path):
     """The jar names in dir path (none when it is no dir)."""
     return sorted(n for n in os.listdir(path) if n.endswith(".jar")) if os.path.isdir(path) else []
+
+
+def _fd_targets(fd_dir):
+    """Where the links of a /proc/PID/fd dir point ([] when it cannot be read)."""
+    try:
+        fds = os.listdir(fd_dir)
+    except OSError:
+        return []
+    targets = []
+    for fd in fds:
+        try:
+            targets.append(os.readlink(os.path.join(fd_dir, fd)))
+        except OSError:
+            continue
+    return targets
 
 
 def _unit(cgroup_file):

@@ -55,7 +55,7 @@ def upgrade_plan(cluster, target, record=None, finalize=False):
     """What upgrade_kafka.yml does next to take the cluster to release `target`.
 
     cluster: {"mode": "zookeeper" | "kraft",
-              "nodes": {host: {"role": "zookeeper" | "controller" | "broker", "release": the release its config
+              "nodes": {host: {"role": "zookeeper" | "controller" | "broker", "release": the release its process
                         runs (None: unknown), "settled": it runs its config (no restart pending), "running": bool,
                         "ibp": a broker's inter.broker.protocol.version as configured (None: its release's)}},
               "under_replicated": [partition names], "features": {feature: finalized level} (KRaft),

@@ -164,25 +164,36 @@ def window(ledger, start, end):
             "failure_errors": sorted({f["error"] for f in failures})}
 
 
+# the `pgrep -a` line of the broker or controller process, then where its open files' links point
+_PROCESS = ("line=$(pgrep -f -a 'kafka[.]Kafka ' | head -1); echo \"$line\"; "
+            "[ -z \"$line\" ] || for f in /proc/${line%% *}/fd/*; do readlink \"$f\"; done; true")
+
+
 def _kafka_processes(kinds):
-    """{host: `pgrep -a` line of its broker or controller process, "" where none runs} on the hosts of kinds' groups."""
-    return {host.name: on_host(host.name, "pgrep -f -a 'kafka[.]Kafka ' | head -1").strip()
-            for host in config.load_hosts() if set(kinds) & set(host.groups)}
+    """{host: (`pgrep -a` line of its broker or controller process, its open files), ("", []) where none runs} on the
+    hosts of kinds' groups."""
+    found = {}
+    for host in config.load_hosts():
+        if set(kinds) & set(host.groups):
+            line, *targets = on_host(host.name, _PROCESS).splitlines() or [""]
+            found[host.name] = line.strip(), targets
+    return found
 
 
 def kafka_pids(kinds=("kafka_broker", "kafka_controller")):
     """{host: the pid of its broker or controller process, None where none runs}: a changed pid is a restart."""
-    return {host: int(line.split()[0]) if line else None for host, line in _kafka_processes(kinds).items()}
+    return {host: int(line.split()[0]) if line else None for host, (line, _) in _kafka_processes(kinds).items()}
 
 
 def releases(kinds=("kafka_broker", "kafka_controller")):
-    """{host: the Kafka release its broker or controller process runs} (kafka_adoption's read of /proc there) on the
-    lab hosts of kinds' groups; None where none runs."""
+    """{host: the Kafka release its broker or controller process runs} (kafka_adoption's read of /proc there: the jars
+    it holds open) on the lab hosts of kinds' groups; None where none runs."""
     found = {}
-    for name, line in _kafka_processes(kinds).items():
+    for name, (line, targets) in _kafka_processes(kinds).items():
         argv = line.split(maxsplit=1)[1].split() if line else []
         jars = lambda path, h=name: on_host(h, f"ls {path} 2>/dev/null").split()  # noqa: E731
-        found[name] = kafka_adoption.read_java_process(argv, jars).get("release") if argv else None
+        open_jars = kafka_adoption.open_jar_names(targets)
+        found[name] = kafka_adoption.read_java_process(argv, jars, open_jars).get("release") if argv else None
     return found
 
 

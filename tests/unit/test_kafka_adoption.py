@@ -25,9 +25,20 @@ def test_a_class_path_dir_is_read_through_its_jars_and_other_programs_are_not_ka
     assert (seen["kind"], seen["release"], seen["zookeeper_release"], seen["config"]) == (
         "zookeeper", "2.8.2", "3.5.9", "/srv/zk/config/zookeeper.properties")
     assert ka.read_java_process(UNIT_ARGV)["release"] is None  # the dir not listed: unknown, not guessed
+    # the jars it holds open name what it runs: the dir may since point at another release
+    upgraded = ka.read_java_process(UNIT_ARGV, jars.get, ["kafka_2.13-3.9.2.jar", "zookeeper-3.8.4.jar"])
+    assert (upgraded["release"], upgraded["zookeeper_release"]) == ("3.9.2", "3.8.4")
     other = ka.read_java_process(["/usr/bin/java", "-jar", "/opt/app/app.jar", "--port", "8080"])
     assert other["kind"] is None
     assert ka.read_java_process(["/usr/bin/java", "-version"])["kind"] is None
+
+
+def test_open_jar_names_are_the_jars_among_a_process_open_files_removed_or_not():
+    assert ka.open_jar_names(["/dev/null", "socket:[4711]", "/opt/kafka_2.13-3.9.2/libs/kafka_2.13-3.9.2.jar",
+                              "/opt/kafka_2.13-3.9.2/libs/kafka-clients-3.9.2.jar (deleted)", "/var/log/x.log",
+                              "/opt/kafka_2.13-3.9.2/libs/kafka_2.13-3.9.2.jar"]) == [
+        "kafka-clients-3.9.2.jar", "kafka_2.13-3.9.2.jar"]
+    assert ka.open_jar_names([]) == []
 
 
 def broker(host, broker_id="1", dirs=None, release="3.6.2", advertised=None, pid=100, unit="apache-kafka.service"):
@@ -128,9 +139,13 @@ def test_a_host_is_read_from_its_proc_and_the_files_its_processes_name(tmp_path)
         (proc / pid / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
         (proc / pid / "cgroup").write_text(cgroup)
     (proc / "self").mkdir()
+    # the broker was started before libs/ was moved on: its open jars are 3.9.2's, the dir now lists 3.6.2's
+    (proc / "100" / "fd").mkdir()
+    (proc / "100" / "fd" / "0").symlink_to("/dev/null")
+    (proc / "100" / "fd" / "7").symlink_to("/opt/kafka_2.13-3.9.2/libs/kafka_2.13-3.9.2.jar")
     host = ka.read_host(str(proc))
     assert [(p["pid"], p["kind"], p["unit"], p["release"]) for p in host["processes"]] == [
-        (100, "broker", "apache-kafka.service", "3.6.2"), (200, "zookeeper", "session-4.scope", "3.6.2")]
+        (100, "broker", "apache-kafka.service", "3.9.2"), (200, "zookeeper", "session-4.scope", "3.6.2")]
     assert host["server"]["broker.id"] == "2" and host["myid"] == 3 and host["errors"] == []
     assert host["log_dirs"] == {str(data): {"version": "0", "broker.id": "2", "cluster.id": "C1"},
                                 f"{tmp_path}/absent": None}
