@@ -33,9 +33,9 @@ def read_java_process(argv, list_jars=None, open_jars=None):
     kafka_2.1x jar is on it), "zookeeper_release", "java": argv[0], "heap": its -Xmx or None}.
     list_jars: dir -> the jar names in it, for the class path's 'dir/*' entries (kafka-run-class.sh spells each jar;
     a unit may name the dir); without it such entries name no jar.
-    open_jars: the names of the jars the process holds open (open_jar_names), which name a 'dir/*' entry's jars before
-    list_jars: the dir may be a link that now points at another release (an upgrade moves it before the restart), the
-    open files are the ones the process runs."""
+    open_jars: the names of the jars the process holds open (open_jar_names), read for the releases before the class
+    path: its dir may be a link that points at another release since the process started (an upgrade moves it before
+    the restart); the class path where they name none (a jar the JVM never needed is not open)."""
     classpath, main, index = [], None, 1
     while index < len(argv):
         arg = argv[index]
@@ -50,15 +50,20 @@ def read_java_process(argv, list_jars=None, open_jars=None):
     names = []
     for entry in classpath:
         if entry.endswith("/*"):
-            names += open_jars or (list_jars(entry[:-2]) if list_jars else None) or []
+            names += (list_jars(entry[:-2]) if list_jars else None) or []
         else:
             names.append(entry.rsplit("/", 1)[-1])
-    release = next((m.group(1) for n in names for m in [_KAFKA_JAR.match(n)] if m), None)
-    zookeeper_release = next((m.group(1) for n in names for m in [_ZOOKEEPER_JAR.match(n)] if m), None)
+    release = _release(open_jars, _KAFKA_JAR) or _release(names, _KAFKA_JAR)
+    zookeeper_release = _release(open_jars, _ZOOKEEPER_JAR) or _release(names, _ZOOKEEPER_JAR)
     heap = next((a[4:] for a in reversed(argv) if a.startswith("-Xmx")), None)
     rest = argv[index + 1:] if main else []
     return {"kind": MAIN_CLASSES.get(main), "main": main, "config": rest[-1] if rest else None, "release": release,
             "zookeeper_release": zookeeper_release, "java": argv[0] if argv else None, "heap": heap}
+
+
+def _release(jar_names, pattern):
+    """The release the first jar name of pattern names, or None."""
+    return next((m.group(1) for n in jar_names or [] for m in [pattern.match(n)] if m), None)
 
 
 def open_jar_names(link_targets):

@@ -28,6 +28,8 @@ def test_a_class_path_dir_is_read_through_its_jars_and_other_programs_are_not_ka
     # the jars it holds open name what it runs: the dir may since point at another release
     upgraded = ka.read_java_process(UNIT_ARGV, jars.get, ["kafka_2.13-3.9.2.jar", "zookeeper-3.8.4.jar"])
     assert (upgraded["release"], upgraded["zookeeper_release"]) == ("3.9.2", "3.8.4")
+    # open jars that name no release (the JVM never opened that jar): the class path's
+    assert ka.read_java_process(UNIT_ARGV, jars.get, ["zookeeper-jute-3.5.9.jar"])["release"] == "2.8.2"
     other = ka.read_java_process(["/usr/bin/java", "-jar", "/opt/app/app.jar", "--port", "8080"])
     assert other["kind"] is None
     assert ka.read_java_process(["/usr/bin/java", "-version"])["kind"] is None
