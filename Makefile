@@ -123,8 +123,9 @@ test-convert-quorum: setup
 
 # upgrade_kafka.yml and rollback_upgrade.yml on a fresh KRaft lab of Kafka 3.9.2 (a static quorum) under a canary:
 # --check changes nothing, the rolls to 4.4.0 and back, the rolls again killed (SIGKILL) after the first broker's
-# restart and rerun (no upgraded node restarted again), the finalize run (explicit features, the quorum still static),
-# the rollback then refused, site.yml afterwards unchanged, nothing lost (tests/drills/upgrade_kraft.py).
+# restart, a rerun without -e kafka_version refused (upgrade-mixed-releases) restarting nothing, the rerun to 4.4.0
+# (no upgraded node restarted again), the finalize run (explicit features, the quorum still static), the rollback then
+# refused, site.yml afterwards unchanged, nothing lost (tests/drills/upgrade_kraft.py; about 30 minutes).
 test-upgrade: export KAFKAOPS_LAB_KAFKA_VERSION := 3.9.2
 test-upgrade: export KAFKAOPS_LAB_METADATA_MODE := kraft
 test-upgrade: setup
