@@ -70,6 +70,16 @@ def cut(host, peers):
             _in_netns(host, "iptables", "-A", CHAIN, "-d", peer.address, "-j", "DROP")
 
 
+def block_to(host, peers, port):
+    """Drop what the host sends to the given lab hosts' TCP port: its connections there fail, theirs to it still work
+    (undo: connect)."""
+    _ensure_chain(host)
+    for peer in peers:
+        if peer.name != host.name:
+            _in_netns(host, "iptables", "-A", CHAIN, "-d", peer.address, "-p", "tcp", "--dport", str(port),
+                      "-j", "DROP")
+
+
 def refuse_ssh(host):
     """Refuse SSH connections to the host, as from a hung machine whose services still run (undo: connect)."""
     _ensure_chain(host)

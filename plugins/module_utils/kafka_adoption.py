@@ -29,8 +29,8 @@ _ZOOKEEPER_JAR = re.compile(r"^zookeeper-(\d+\.\d+\.\d+)\.jar$")
 
 def read_java_process(argv, list_jars=None, open_jars=None):
     """What a Java process runs: {"kind": "broker" | "zookeeper" | None (another program), "main", "config": its last
-    argument (the properties file Kafka's scripts pass), "release": the Kafka release of its class path (None when no
-    kafka_2.1x jar is on it), "zookeeper_release", "java": argv[0], "heap": its -Xmx or None}.
+    argument (the properties file Kafka's scripts pass), "release": the Kafka release of its open jars, else of its
+    class path (None when no kafka_2.1x jar is named), "zookeeper_release", "java": argv[0], "heap": its -Xmx or None}.
     list_jars: dir -> the jar names in it, for the class path's 'dir/*' entries (kafka-run-class.sh spells each jar;
     a unit may name the dir); without it such entries name no jar.
     open_jars: the names of the jars the process holds open (open_jar_names), read for the releases before the class

@@ -5,13 +5,14 @@ a real upgrade reaches (upgrade-protocol-raised, rollback-upgrade-irreversible) 
 journey) and tests/drills/upgrade_kraft.py's (make test-upgrade)."""
 
 import pathlib
+import time
 
 import pytest
 from lab_hosts import ssh_run
 from test_recovery_playbooks import _conn, _wait_healthy
 from unchanged import lab_state
 
-from lab import config
+from lab import config, faults
 
 RECORDS = pathlib.Path.home() / ".kafkaops" / "upgrades"  # playbooks/vars/upgrade.yml's upgrade_record_dir
 
@@ -52,3 +53,42 @@ def kafka3_stopped(bootstrap_servers, zookeeper_connect, run_module):
 def test_a_node_that_does_not_run_is_refused(run_playbook, settings, kafka3_stopped):
     output = _refused(run_playbook, settings, "upgrade-node-down", "upgrade_kafka.yml", "-e", "kafka_version=3.9.2")
     assert "kafka3 does not run: an upgrade rolls a cluster whose every node runs" in output
+
+
+def _replication_port(host):
+    """The port of the listener the brokers replicate over (inter.broker.listener.name), from host's broker config."""
+    lines = ssh_run(host, "cat /etc/kafka/server.properties").splitlines()
+    props = dict(line.split("=", 1) for line in lines if "=" in line and not line.startswith("#"))
+    name = props["inter.broker.listener.name"]
+    return next(entry.rsplit(":", 1)[1] for entry in props["listeners"].split(",") if entry.startswith(f"{name}://"))
+
+
+@pytest.fixture
+def follower_cut_off(bootstrap_servers, zookeeper_connect, run_module):
+    """A broker that is not the controller kept running and registered, its fetches to the other brokers dropped until
+    partitions it follows leave their ISR (under-replicated); then let through and back in every ISR. Its id."""
+    conn = _conn(bootstrap_servers, zookeeper_connect)
+
+    def info():
+        result = run_module("kafka_cluster_info", **conn)
+        assert not result["failed"], result.get("msg")
+        return result
+    broker_id = next(b for b in (3, 2) if b != info()["controller_id"])
+    host = config.host(f"kafka{broker_id}")
+    others = [config.host(f"kafka{b}") for b in (1, 2, 3) if b != broker_id]
+    faults.block_to(host, others, _replication_port(host))
+    try:
+        deadline = time.monotonic() + 180  # replica.lag.time.max.ms (30 s by default), then the ISR change
+        while not info()["under_replicated"]:
+            assert time.monotonic() < deadline, f"no partition under-replicated 180 s after kafka{broker_id}'s cut"
+            time.sleep(5)
+        yield broker_id
+    finally:
+        faults.connect(host)
+        _wait_healthy(run_module, conn, broker_id)
+
+
+def test_under_replicated_partitions_are_refused(run_playbook, settings, follower_cut_off):
+    output = _refused(run_playbook, settings, "upgrade-under-replicated", "upgrade_kafka.yml",
+                      "-e", "kafka_version=3.9.2")
+    assert "partition(s) are under-replicated" in output and "an upgrade starts from a healthy cluster" in output
