@@ -8,11 +8,13 @@ import pathlib
 import time
 
 import pytest
+from confluent_kafka import Producer
 from lab_hosts import ssh_run
 from test_recovery_playbooks import _conn, _wait_healthy
 from unchanged import lab_state
 
 from lab import config, faults
+from lab.cluster_settings import kafka_config
 
 RECORDS = pathlib.Path.home() / ".kafkaops" / "upgrades"  # playbooks/vars/upgrade.yml's upgrade_record_dir
 
@@ -64,9 +66,10 @@ def _replication_port(host):
 
 
 @pytest.fixture
-def follower_cut_off(bootstrap_servers, zookeeper_connect, run_module):
+def follower_cut_off(bootstrap_servers, zookeeper_connect, run_module, topic):
     """A broker that is not the controller kept running and registered, its fetches to the other brokers dropped until
-    partitions it follows leave their ISR (under-replicated); then let through and back in every ISR. Its id."""
+    partitions it follows (topic's, RF 3) leave their ISR (under-replicated); then let through and back in every ISR.
+    Its id."""
     conn = _conn(bootstrap_servers, zookeeper_connect)
 
     def info():
@@ -78,6 +81,12 @@ def follower_cut_off(bootstrap_servers, zookeeper_connect, run_module):
     others = [config.host(f"kafka{b}") for b in (1, 2, 3) if b != broker_id]
     faults.block_to(host, others, _replication_port(host))
     try:
+        # a follower at the leader's end stays in sync however long it does not fetch: the leaders must move on
+        # (acks=1 and no idempotence: nothing waits for the follower, nor for a transaction coordinator it may lead)
+        producer = Producer(kafka_config(bootstrap_servers) | {"acks": "1", "enable.idempotence": False})
+        for partition in range(6):
+            producer.produce(topic, b"ahead of the follower", partition=partition)
+        assert producer.flush(60) == 0, "records to the topic not acknowledged"
         deadline = time.monotonic() + 180  # replica.lag.time.max.ms (30 s by default), then the ISR change
         while not info()["under_replicated"]:
             assert time.monotonic() < deadline, f"no partition under-replicated 180 s after kafka{broker_id}'s cut"
