@@ -13,7 +13,7 @@ from lab_hosts import ssh_run
 from test_recovery_playbooks import _conn, _wait_healthy
 from unchanged import lab_state
 
-from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_identity
+from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_connection, kafka_identity
 from lab import config, faults
 from lab.cluster_settings import kafka_config
 
@@ -61,8 +61,7 @@ def test_a_node_that_does_not_run_is_refused(run_playbook, settings, kafka3_stop
 def _replication_port(host):
     """The port of the listener the brokers replicate over (inter.broker.listener.name), from host's broker config."""
     props = kafka_identity.parse_properties(ssh_run(host, "cat /etc/kafka/server.properties"))
-    name = props["inter.broker.listener.name"]
-    return next(entry.rsplit(":", 1)[1] for entry in props["listeners"].split(",") if entry.startswith(f"{name}://"))
+    return kafka_connection.listeners(props)[props["inter.broker.listener.name"]][1]
 
 
 @pytest.fixture
