@@ -6,12 +6,12 @@ export PATH := $(VENV)/bin:$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
-.PHONY: journey bench-upgrade setup host-packages venv collection-link kafka-archive spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
+.PHONY: journey bench-upgrade record-metrics setup host-packages venv collection-link kafka-archive jmx-exporter spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
 	test test-long test-kraft test-kraft-3.9 test-migration test-convert-quorum test-upgrade test-adopt lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration bench-sandbox \
 	bench-rotation bench-replace-controller
 
-setup: host-packages venv collection-link kafka-archive spark-jars
+setup: host-packages venv collection-link kafka-archive jmx-exporter spark-jars
 
 # The checkout is the kafkaops.toolkit collection; ansible.cfg's collections_path finds it here.
 COLLECTION_LINK := $(CURDIR)/.cache/collections/ansible_collections/kafkaops/toolkit
@@ -32,6 +32,9 @@ $(VENV)/.requirements.installed: requirements.txt
 
 kafka-archive:
 	dist/build_kafka_archive.sh $(KAFKA_CACHE)
+
+jmx-exporter:
+	dist/fetch_jmx_exporter.sh $(CURDIR)/.cache/jmx-exporter
 
 spark-jars:
 	spark/jars/fetch.sh $(CURDIR)/.cache/spark-jars
@@ -178,6 +181,20 @@ test-migration: setup
 # name of ansible-core 2.19's get-pip (pip 24.2): pip from ensurepip, then the tests' requirements from PyPI.
 # ansible-test needs the collection at ansible_collections/kafkaops/toolkit: ANSIBLE_TEST_CONTENT_ROOT names the link.
 ANSIBLE_TEST_HOME := $(CURDIR)/.cache/ansible-test
+# Refreshes the metrics recordings the alert rules' test checks every metric against (tests/fixtures/metrics/): for
+# each of RECORD_LABS (metadata mode:release), a fresh lab deployed by site.yml, a canary's topic written, then the
+# first node of each kind scraped over its secured endpoint (scripts/record_metrics.py).
+RECORD_LABS := zookeeper:3.9.2 kraft:4.4.0
+record-metrics: setup
+	for lab in $(RECORD_LABS); do \
+		export KAFKAOPS_LAB_METADATA_MODE=$${lab%%:*} KAFKAOPS_LAB_KAFKA_VERSION=$${lab##*:}; \
+		python -m lab down && python -m lab up && ansible-playbook playbooks/site.yml && \
+		rm -rf .cache/record-metrics && \
+		python -m canary --client-settings "$$(PYTHONPATH=. python -c 'from lab import cluster_settings; print(cluster_settings.path())')" \
+			--count 200 --ledger .cache/record-metrics/ledger && \
+		PYTHONPATH=. python scripts/record_metrics.py || exit 1; \
+	done
+
 lint: setup
 	yamllint --strict .
 	ansible-lint

@@ -7,7 +7,7 @@ from . import config, names
 from .shell import run
 
 _STAMP = ".lab-base"
-_LAYOUT = 2  # bump when the steps after debootstrap change, to rebuild cached bases
+_LAYOUT = 3  # bump when the steps after debootstrap change, to rebuild cached bases
 # Units a container does not need; systemd-sysusers failed at random on overlay boots (users exist).
 _MASKED_UNITS = ("systemd-sysusers.service", "console-getty.service")
 
@@ -41,6 +41,9 @@ def ensure_base():
     (tmp / "etc" / "machine-id").write_text("")
     for unit in _MASKED_UNITS:
         (tmp / "etc" / "systemd" / "system" / unit).symlink_to("/dev/null")
+    for link in (tmp / "etc" / "systemd" / "system").glob("*.wants/*"):
+        if link.name.startswith(config.BASE_UNITS_OFF_PREFIX):
+            link.unlink()
     (tmp / _STAMP).write_text(_wanted_stamp())
     shutil.rmtree(config.BASE, ignore_errors=True)
     tmp.rename(config.BASE)

@@ -7,7 +7,7 @@ import shutil
 import sys
 import time
 
-from . import base, cluster_settings, config, disks, faults, legacy, machines, names, network, spark
+from . import base, cluster_settings, config, disks, faults, legacy, machines, names, network, receiver, spark
 from .shell import LabError
 
 
@@ -17,6 +17,7 @@ def up(hosts):
     public_key = base.ensure_ssh_key()
     to_boot = [h for h in hosts if machines.pid(h) is None]
     if not to_boot:
+        receiver.start(config.bridge_address(hosts).split("/")[0])
         print("lab is up: all hosts running")
         return
     machines.stop(to_boot)  # what is left of them after a killed lab: a dead nspawn's init
@@ -32,12 +33,14 @@ def up(hosts):
         machines.start(host)
     print(f"booting {', '.join(h.name for h in to_boot)}...", flush=True)
     machines.wait_ready(to_boot)
+    receiver.start(config.bridge_address(hosts).split("/")[0])  # Alertmanager's notifications (lab/receiver.py)
     print(f"lab is up in {time.monotonic() - started:.1f}s")
     status(hosts)
 
 
 def down(hosts):
     started = time.monotonic()
+    receiver.stop()
     stopped = machines.stop(hosts + spark.HOSTS)
     if stopped:
         print(f"stopped {', '.join(stopped)}", flush=True)

@@ -44,7 +44,12 @@ DISK_GROUPS = ("kafka_broker", "kafka_spare")
 
 # What the base image holds, and a version to rebuild it when this list changes.
 BASE_PACKAGES = ("systemd", "systemd-sysv", "dbus", "openssh-server", "python3", "iproute2",
-                 "iptables", "procps", "openjdk-17-jre-headless")
+                 "iptables", "procps", "openjdk-17-jre-headless",
+                 # Monitoring, from Debian as on a host with a mirror: the roles enable what a host's groups run
+                 "prometheus-node-exporter", "prometheus", "prometheus-alertmanager", "prometheus-blackbox-exporter")
+# The units and timers those packages enable when installed (prometheus*): off in the base, so that a lab host runs
+# only what the roles start.
+BASE_UNITS_OFF_PREFIX = "prometheus"
 BASE_SUITE = "bookworm"
 
 

@@ -13,6 +13,8 @@ needed=(
   "javac openjdk-17-jdk-headless"
   "mvn maven"
   "openssl openssl"
+  "promtool prometheus"
+  "amtool prometheus-alertmanager"
 )
 missing=()
 for pair in "${needed[@]}"; do

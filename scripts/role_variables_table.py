@@ -11,8 +11,8 @@ import re
 REPO = pathlib.Path(__file__).resolve().parent.parent
 DOCUMENT = REPO / "docs" / "variables.md"
 # Every role with defaults, in the order a reader meets them (the unit test checks none is missing).
-ROLES = ("connection", "common", "kafka_distribution", "zookeeper", "kafka_controller", "kafka_broker", "kafka_access",
-         "pki", "roll")
+ROLES = ("connection", "common", "kafka_distribution", "jmx_exporter", "zookeeper", "kafka_controller", "kafka_broker",
+         "kafka_access", "pki", "roll", "node_exporter", "monitoring")
 HEADER = """# Role variables
 
 Generated from each role's `defaults/main.yml` by `scripts/role_variables_table.py`; do not edit by hand (a unit

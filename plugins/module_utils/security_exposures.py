@@ -36,6 +36,9 @@ EXPOSURES = {
     "zookeeper_previous_tls12": (True, (
         "ZooKeeper's ports also accept TLS 1.2, as the previous layout's members speak it; only while "
         "secure_cluster.yml moves them")),
+    "kafka_metrics_open": (True, (
+        "every node's metrics endpoint answers anyone who reaches its port, in clear and without a login: topic "
+        "names, client ids, principals' request counts and the cluster's health")),
     "zookeeper_admin_server_enabled": (True, (
         "ZooKeeper's HTTP admin server answers anyone who reaches zookeeper_admin_server_port, without TLS or a "
         "login")),

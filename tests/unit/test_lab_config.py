@@ -11,8 +11,10 @@ from lab import config, names
 
 def test_lab_hosts_come_from_the_inventory():
     hosts = {h.name: h for h in config.load_hosts()}
-    assert sorted(hosts) == ["ctrl1", "ctrl2", "ctrl3", "kafka1", "kafka2", "kafka3", "kafka4", "zk1", "zk2", "zk3"]
+    assert sorted(hosts) == ["ctrl1", "ctrl2", "ctrl3", "kafka1", "kafka2", "kafka3", "kafka4", "mon1", "zk1", "zk2",
+                             "zk3"]
     assert hosts["kafka4"].groups == ("kafka_spare",)
+    assert hosts["mon1"].groups == ("monitoring",)
     assert [h.has_disk for h in hosts.values()].count(True) == 4
     assert not hosts["zk1"].has_disk and not hosts["ctrl1"].has_disk
 

@@ -1,0 +1,90 @@
+"""The lab's notification receiver: Alertmanager's webhook (the lab inventory's monitoring_webhook_url) posts to it on
+the bridge address, and it appends each notification, with the time it came, to one JSON line of NOTIFICATIONS.
+`lab up` starts it and `lab down` stops it; tests read what came with `received()`.
+
+    python -m lab.receiver ADDRESS PORT     (what `start` runs in the background)
+"""
+
+import datetime
+import http.server
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+from . import config
+from .shell import LabError
+
+PORT = 9099  # the lab inventory's monitoring_webhook_url names it
+NOTIFICATIONS = config.ROOT / "notifications.jsonl"
+_PID = config.ROOT / "receiver.pid"
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):  # noqa: N802 (the name http.server calls)
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        received = {"received_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+                    "path": self.path, "payload": json.loads(body or b"null")}
+        with NOTIFICATIONS.open("a") as out:
+            out.write(json.dumps(received) + "\n")
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args):  # the file is the log
+        pass
+
+
+def _running_pid():
+    try:
+        pid = int(_PID.read_text())
+        os.kill(pid, 0)
+        return pid
+    except (FileNotFoundError, ValueError, ProcessLookupError):
+        return None
+
+
+def start(address):
+    """Start the receiver on ADDRESS:PORT unless it runs; wait until it answers."""
+    if _running_pid():
+        return
+    config.ROOT.mkdir(parents=True, exist_ok=True)
+    process = subprocess.Popen([sys.executable, "-m", "lab.receiver", address, str(PORT)], cwd=config.REPO,
+                               start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=(config.ROOT / "receiver.log").open("a"))
+    _PID.write_text(str(process.pid))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection((address, PORT), timeout=1):
+                return
+        except OSError:
+            if process.poll() is not None:
+                raise LabError(f"the notification receiver exited: see {config.ROOT / 'receiver.log'}") from None
+            time.sleep(0.2)
+    raise LabError(f"the notification receiver does not answer on {address}:{PORT}")
+
+
+def stop():
+    pid = _running_pid()
+    if pid:
+        os.kill(pid, signal.SIGTERM)
+    _PID.unlink(missing_ok=True)
+
+
+def received():
+    """Every notification so far: [{received_at, path, payload}], oldest first."""
+    if not NOTIFICATIONS.exists():
+        return []
+    return [json.loads(line) for line in NOTIFICATIONS.read_text().splitlines() if line.strip()]
+
+
+def main(argv):
+    address, port = argv
+    http.server.ThreadingHTTPServer((address, int(port)), _Handler).serve_forever()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
