@@ -1,13 +1,30 @@
 """playbooks/rolling_restart.yml on the lab: every broker restarted once under load with nothing
-lost and the controller last; a refusal when a stop would take partitions below min ISR; the roll ends
-at a broker that is not back; check mode touches nothing."""
+lost and the controller last, paging nobody (its hosts silenced in Alertmanager while it ran); a refusal when a stop
+would take partitions below min ISR; the roll ends at a broker that is not back; check mode touches nothing."""
 
+import datetime
 import json
+import time
 
 import pytest
+import yaml
 from lab_hosts import service_starts, ssh_run
 
+from lab import config, receiver
+from lab.monitoring import alertmanager
 from lab.traffic import AckedProducer, read_all
+
+# The roll's silences outlast it by monitoring_silence_grace; an alert true after that notifies within one evaluation
+# and Alertmanager's group_wait (roles/monitoring): long enough after the roll to see what the silences missed.
+SILENCE_GRACE_S = yaml.safe_load((config.REPO / "roles/monitoring/defaults/main.yml").read_text())[
+    "monitoring_silence_grace"]
+LATE_NOTIFICATION_S = 60
+
+
+def _time(text):
+    """Alertmanager's RFC 3339 times (nanoseconds, Z) as an aware datetime."""
+    seconds, _, fraction = text.replace("Z", "").partition(".")
+    return datetime.datetime.fromisoformat(seconds + "." + (fraction + "000000")[:6] + "+00:00")
 
 
 def test_check_mode_shows_the_plan_and_touches_nothing(run_playbook, brokers):
@@ -23,6 +40,7 @@ def test_roll_under_load_restarts_each_broker_once_loses_nothing_controller_last
         run_playbook, brokers, bootstrap_servers, controller_not_last_by_id, topic, tmp_path):
     controller = controller_not_last_by_id
     before = service_starts(brokers, "kafka")
+    started = datetime.datetime.now(datetime.timezone.utc)
     producer = AckedProducer(bootstrap_servers, topic, rate=500)
     producer.start()
     try:
@@ -30,6 +48,14 @@ def test_roll_under_load_restarts_each_broker_once_loses_nothing_controller_last
     finally:
         unreported = producer.stop()
     assert proc.returncode == 0
+    time.sleep(SILENCE_GRACE_S + LATE_NOTIFICATION_S)
+    # what began during the roll (an earlier test's fault may still resolve now)
+    paged = [(a["labels"]["alertname"], a["labels"].get("host")) for n in receiver.received()
+             for a in n["payload"]["alerts"] if _time(a["startsAt"]) > started]
+    assert paged == [], "a planned roll paged"
+    silences = [silence for silence in alertmanager("/api/v2/silences") if silence["comment"].startswith("planned: ")
+                and _time(silence["startsAt"]) > started]
+    assert silences and all(silence["status"]["state"] == "expired" for silence in silences), silences
     assert unreported == 0 and producer.failed == []
     assert len(producer.acked) > 1000
     assert read_all(bootstrap_servers, topic, len(producer.acked)) == producer.acked
