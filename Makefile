@@ -6,7 +6,7 @@ export PATH := $(VENV)/bin:$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
-.PHONY: journey bench-upgrade record-metrics setup host-packages venv collection-link kafka-archive jmx-exporter spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
+.PHONY: journey bench-upgrade record-metrics test-alerts setup host-packages venv collection-link kafka-archive jmx-exporter spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
 	test test-long test-kraft test-kraft-3.9 test-migration test-convert-quorum test-upgrade test-adopt lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration bench-sandbox \
 	bench-rotation bench-replace-controller
@@ -134,6 +134,13 @@ test-upgrade: export KAFKAOPS_LAB_KAFKA_VERSION := 3.9.2
 test-upgrade: export KAFKAOPS_LAB_METADATA_MODE := kraft
 test-upgrade: setup
 	python tests/drills/upgrade_kraft.py
+
+# The alerts on the lab (tests/drills/alerts.py), on a fresh 3.9.2 ZooKeeper lab then a fresh 4.4.0 KRaft one, under
+# a canary: each fault's alert notifies the lab's receiver (the seconds from the fault recorded), nothing the fault does
+# not explain notifies, and the alert resolves after its remedy; .cache/drills/alerts-<mode>.json.
+test-alerts: setup
+	KAFKAOPS_LAB_METADATA_MODE=zookeeper KAFKAOPS_LAB_KAFKA_VERSION=3.9.2 python tests/drills/alerts.py
+	KAFKAOPS_LAB_METADATA_MODE=kraft KAFKAOPS_LAB_KAFKA_VERSION=4.4.0 python tests/drills/alerts.py
 
 # The journey (issue 32): a ZooKeeper-mode 3.6.2 cluster the kit did not deploy (legacy-deploy) adopted, upgraded to
 # 3.9.2 (rolled back and rolled again on the way), secured, migrated to KRaft, upgraded to 4.4.0 and its quorum made

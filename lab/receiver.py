@@ -81,6 +81,32 @@ def received():
     return [json.loads(line) for line in NOTIFICATIONS.read_text().splitlines() if line.strip()]
 
 
+def parse_time(text):
+    """An RFC 3339 time (Alertmanager's nanoseconds and Z, or Python's isoformat) as Unix time."""
+    seconds, _, fraction = text.replace("Z", "").replace("+00:00", "").partition(".")
+    return datetime.datetime.fromisoformat(seconds + "." + (fraction + "000000")[:6] + "+00:00").timestamp()
+
+
+def alerts_since(since):
+    """Every alert of the notifications received since `since` (Unix time), oldest first: {received_at (Unix time),
+    status (firing, resolved), alertname, host (None for a cluster-wide alert), starts_at, annotations}."""
+    return [{"received_at": parse_time(n["received_at"]), "status": a["status"], "alertname": a["labels"]["alertname"],
+             "host": a["labels"].get("host"), "starts_at": parse_time(a["startsAt"]), "annotations": a["annotations"]}
+            for n in received() if parse_time(n["received_at"]) >= since for a in n["payload"]["alerts"]]
+
+
+def wait_for(alertname, host, status, since, timeout):
+    """The first notification since `since` of alertname (for host; any host when None) with status, waiting up to
+    timeout seconds; None if none came."""
+    deadline = time.time() + timeout
+    while True:
+        found = [a for a in alerts_since(since) if a["alertname"] == alertname and a["status"] == status
+                 and (host is None or a["host"] == host)]
+        if found or time.time() > deadline:
+            return found[0] if found else None
+        time.sleep(2)
+
+
 def main(argv):
     address, port = argv
     http.server.ThreadingHTTPServer((address, int(port)), _Handler).serve_forever()
