@@ -9,7 +9,7 @@ KAFKA_CACHE := $(CURDIR)/.cache/kafka
 .PHONY: journey bench-upgrade record-metrics test-alerts setup host-packages venv collection-link kafka-archive jmx-exporter spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
 	test test-long test-kraft test-kraft-3.9 test-migration test-convert-quorum test-upgrade test-adopt lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration bench-sandbox \
-	bench-rotation bench-replace-controller
+	bench-rotation bench-replace-controller bench-alerts
 
 setup: host-packages venv collection-link kafka-archive jmx-exporter spark-jars
 
@@ -272,5 +272,11 @@ bench-security: setup
 	python bench/rolling_restart.py
 
 # systemd-analyze security of every unit the kit runs on the deployed lab (read only).
+# The metrics' cost and planned work's notifications on a deployed lab (bench/alerts.py; make deploy): a broker's scrape
+# duration and series at about 100 and 3,000 partitions, the canary's highest acks=all rate with and without the agent
+# (3 rounds, each a site.yml roll), the notifications a full rolling_restart.yml sends (goal 0).
+bench-alerts: setup
+	python bench/alerts.py
+
 bench-sandbox: setup
 	python bench/systemd_security.py

@@ -6,6 +6,7 @@ import json
 import shlex
 import ssl
 import urllib.error
+import urllib.parse
 import urllib.request
 from base64 import b64encode
 
@@ -60,6 +61,14 @@ def api(port, path, body=None):
 
 def prometheus(path):
     return api(9090, path)["data"]
+
+
+def query(expr):
+    """The value of a PromQL expression that yields one sample, as a float."""
+    result = prometheus("/api/v1/query?query=" + urllib.parse.quote(expr))["result"]
+    if len(result) != 1:
+        raise ValueError(f"{expr} gave {len(result)} samples, not one")
+    return float(result[0]["value"][1])
 
 
 def alertmanager(path, body=None):

@@ -1,9 +1,9 @@
 """Records what the nodes of a running cluster serve on their metrics endpoints, for the alert rules' test: every
 metric a rule uses must be in a recording (tests/unit/test_alert_rules.py), so a metric that a release renames fails
 CI. Reads the endpoints and the scrape login from the lab's client settings (lab/cluster_settings.py), scrapes the
-first node of each kind, a node exporter and the blackbox exporter's probe of a listener, and writes
-tests/fixtures/metrics/<metadata mode>-<release>/<kind>.prom (HELP lines dropped), the release read from the brokers'
-own kafka_server_release metric.
+first node of each kind, a node exporter, the blackbox exporter's probe of a listener and the lag exporter (a group
+committed on --lag-topic first), and writes tests/fixtures/metrics/<metadata mode>-<release>/<kind>.prom (HELP lines
+dropped), the release read from the brokers' own kafka_server_release metric.
 
     PYTHONPATH=. python scripts/record_metrics.py [--out tests/fixtures/metrics]     (make record-metrics)
 """
@@ -12,6 +12,9 @@ import argparse
 import pathlib
 import re
 import sys
+import time
+
+from confluent_kafka import Consumer, TopicPartition
 
 from lab import cluster_settings
 from lab.monitoring import get, prometheus, scrape
@@ -29,6 +32,7 @@ def _text(endpoint):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("tests/fixtures/metrics"))
+    parser.add_argument("--lag-topic", default="canary", help="a topic with records, for a group's lag")
     args = parser.parse_args(argv)
     settings = cluster_settings.load()
     metrics = settings["metrics"]
@@ -41,6 +45,15 @@ def main(argv=None):
     probe = next(t["scrapeUrl"] for t in prometheus("/api/v1/targets")["activeTargets"]
                  if t["labels"]["job"] == "blackbox")
     texts["blackbox"] = get(9115, probe.split("127.0.0.1:9115", 1)[1])
+    # and the lag exporter's, once a group has committed an offset (of the canary's topic, which make record-metrics
+    # writes) and a scrape has read it
+    consumer = Consumer(cluster_settings.kafka_config() | {"group.id": "record-metrics", "enable.auto.commit": False})
+    consumer.commit(offsets=[TopicPartition(args.lag_topic, 0, 0)], asynchronous=False)
+    consumer.close()
+    deadline = time.monotonic() + 60
+    while "kafka_consumergroup_lag{" not in texts.get("lag_exporter", "") and time.monotonic() < deadline:
+        time.sleep(5)
+        texts["lag_exporter"] = get(9308, "/metrics")
     releases = set(_RELEASE.findall(texts.get("kafka_broker", "")))
     if len(releases) != 1:
         sys.exit(f"the broker's kafka_server_release names {sorted(releases) or 'no release'}: expected one")

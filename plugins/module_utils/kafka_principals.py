@@ -60,12 +60,13 @@ def accepted_admin_generations(rules):
     return sorted(int(g) for g in found.group(1).split("|")) if found else []
 
 
-def tool_acls(canary, canary_prefix, validator):
+def tool_acls(canary, canary_prefix, validator, lag_exporter):
     """The ACL bindings (kafka_acl's form) of the kit's tool principals, exactly what each needs:
     the canary writes, reads and describes the topics named canary_prefix..., and reads as groups of that prefix;
     the validator (the Spark validator, the offsets snapshot, read-backs) describes and reads every topic, describes
-    every group (their committed offsets) and the cluster, and reads as its own groups and Spark's; neither may create,
-    delete or alter anything."""
+    every group (their committed offsets) and the cluster, and reads as its own groups and Spark's; the lag exporter
+    describes every group and topic (groups' committed offsets, partitions' ends) and reads no record; none may
+    create, delete or alter anything."""
     def allow(principal, resource_type, name, operation, pattern="literal"):
         binding = {"principal": f"User:{principal}", "resource_type": resource_type, "operation": operation,
                    "pattern_type": pattern}
@@ -76,7 +77,8 @@ def tool_acls(canary, canary_prefix, validator):
             + [allow(validator, "group", "*", "describe"),
                allow(validator, "group", validator, "read", "prefixed"),
                allow(validator, "group", "spark-kafka-", "read", "prefixed"),
-               allow(validator, "cluster", None, "describe")])
+               allow(validator, "cluster", None, "describe")]
+            + [allow(lag_exporter, "group", "*", "describe"), allow(lag_exporter, "topic", "*", "describe")])
 
 
 def scram_users_to_make(tool_logins, scram_users):

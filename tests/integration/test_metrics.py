@@ -1,18 +1,24 @@
 """Metrics on every node and the monitoring host (roles jmx_exporter, node_exporter, monitoring; monitoring.yml through
 site.yml): each endpoint serves TLS 1.3 with the host's certificate to the scrape login only, Prometheus
 scrapes every node the inventory names and loads the kit's rules, nothing fires on a healthy cluster, and
-Alertmanager's notifications reach the receiver the inventory names (the lab's: lab/receiver.py)."""
+Alertmanager's notifications reach the receiver the inventory names (the lab's: lab/receiver.py); a rule file that
+promtool rejects stops site.yml before anything changes; the lag exporter reads a group's lag as its own principal."""
 
 import datetime
+import json
 import ssl
 import time
 import uuid
 
 import pytest
 import yaml
+from confluent_kafka import Consumer, Producer, TopicPartition
+from lab_hosts import service_starts
 
 from lab import config, receiver
-from lab.monitoring import alertmanager, prometheus, scrape
+from lab.cluster_settings import kafka_config
+from lab.machines import run_on
+from lab.monitoring import alertmanager, get, monitoring_host, prometheus, scrape
 
 # What each kind of node serves that the alert rules read (tests/unit/test_alert_rules.py checks every name)
 EXPECTED = {"kafka_broker": "kafka_server_replicamanager_underreplicatedpartitions",
@@ -91,3 +97,31 @@ def test_alertmanager_notifies_the_receiver_the_inventory_names():
     notifications = _wait(came, timeout=60)
     assert notifications, f"no notification of {name} reached {receiver.NOTIFICATIONS}"
     assert notifications[0]["payload"]["status"] == "firing"
+
+
+def test_a_rule_file_promtool_rejects_stops_site_yml_before_anything_changes(run_playbook, brokers, tmp_path):
+    bad = tmp_path / "bad-rules.yml"
+    bad.write_text("groups:\n  - name: broken\n    rules:\n      - alert: Broken\n        expr: up ==\n")
+    before = service_starts(brokers, "kafka")
+    proc = run_playbook("site.yml", "-e", json.dumps({"monitoring_extra_rule_files": [str(bad)]}))
+    assert proc.returncode != 0
+    assert "Run promtool check rules" in proc.output and "extra-bad-rules.yml" in proc.output
+    recap = proc.stdout.split("PLAY RECAP")[-1]
+    assert not any(h.name in recap for h in brokers), f"the run went on past the check: {recap}"
+    assert service_starts(brokers, "kafka") == before
+    assert "extra-bad-rules.yml" not in run_on(monitoring_host(), "ls /etc/prometheus/rules")
+
+
+def test_the_lag_exporter_serves_a_groups_lag_read_as_its_own_principal(topic):
+    producer = Producer(kafka_config())
+    for n in range(10):
+        producer.produce(topic, value=b"%d" % n, partition=0)
+    assert producer.flush(30) == 0
+    group = f"lag-test-{uuid.uuid4().hex[:8]}"
+    consumer = Consumer(kafka_config() | {"group.id": group, "enable.auto.commit": False})
+    consumer.commit(offsets=[TopicPartition(topic, 0, 4)], asynchronous=False)  # 6 records behind
+    consumer.close()
+    wanted = f'kafka_consumergroup_lag{{group="{group}",partition="0",topic="{topic}"}} 6.0'
+    text = _wait(lambda: (lambda served: served if wanted in served else "")(get(9308, "/metrics")), timeout=60)
+    assert wanted in text, text[-2000:]
+    assert "kafka_consumergroup_lag_read_failed 0.0" in text

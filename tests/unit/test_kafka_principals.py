@@ -91,7 +91,7 @@ def test_an_inventory_is_refused_for_each_bad_credential():
 
 
 def test_the_tools_get_only_what_they_need():
-    acls = p.tool_acls("kafkaops-canary", "canary", "kafkaops-validator")
+    acls = p.tool_acls("kafkaops-canary", "canary", "kafkaops-validator", "kafkaops-lag-exporter")
     canary = {(a["resource_type"], a.get("resource_name"), a["pattern_type"], a["operation"])
               for a in acls if a["principal"] == "User:kafkaops-canary"}
     assert canary == {("topic", "canary", "prefixed", "write"), ("topic", "canary", "prefixed", "read"),
@@ -99,7 +99,10 @@ def test_the_tools_get_only_what_they_need():
     validator = [a for a in acls if a["principal"] == "User:kafkaops-validator"]
     assert {a["operation"] for a in validator} == {"read", "describe"}
     assert all(a["resource_type"] != "cluster" or a["operation"] == "describe" for a in validator)
-    assert len(acls) == len(canary) + len(validator)
+    lag_exporter = {(a["resource_type"], a.get("resource_name"), a["operation"])
+                    for a in acls if a["principal"] == "User:kafkaops-lag-exporter"}
+    assert lag_exporter == {("group", "*", "describe"), ("topic", "*", "describe")}  # reads no record
+    assert len(acls) == len(canary) + len(validator) + len(lag_exporter)
 
 
 def test_a_tool_logs_in_with_its_own_password_on_the_client_listener_and_nothing_of_the_admins():
