@@ -13,9 +13,10 @@ import pytest
 from lab_hosts import service_starts, ssh_run
 from throttles import throttles_anywhere
 
-from lab import config, machines
+from lab import ansible, config, machines
 from lab.cli import up
 from lab.measure import LogBytesSampler, copy_window
+from lab.monitoring import prometheus
 from lab.traffic import AckedProducer, fill, read_all
 
 DATA_DIR = "/var/lib/kafka/data"
@@ -90,12 +91,15 @@ def test_rebuild_under_load_holds_the_throttle_and_loses_nothing(
 
 def _spare_again_and_kafka2_back(run_module, conn):
     """Undo a replacement: kafka4 a bare spare again, kafka2 booted if it was powered off and its broker
-    enabled and started if it was fenced (broker 2 starts on its old data and catches up)."""
-    ssh_run(config.host("kafka4"), "systemctl disable --now kafka 2>/dev/null; rm -rf /etc/kafka "
-                             f"/etc/systemd/system/kafka.service {DATA_DIR}; systemctl daemon-reload")
+    enabled and started if it was fenced (broker 2 starts on its old data and catches up), and Prometheus scraping
+    the inventory's kafka2 again (monitoring.yml: the replacement had taken its place)."""
+    ssh_run(config.host("kafka4"), "systemctl disable --now kafka prometheus-node-exporter 2>/dev/null; rm -rf "
+                             f"/etc/kafka /etc/systemd/system/kafka.service {DATA_DIR}; systemctl daemon-reload")
     up(config.load_hosts())
     ssh_run(config.host("kafka2"), "systemctl enable --now kafka")
     _wait_healthy(run_module, conn, 2)
+    restored = ansible.playbook("playbooks/monitoring.yml", "--limit", "monitoring")
+    assert restored.returncode == 0, restored.stdout[-3000:]
 
 
 def _tools_without_config_command(folder):
@@ -177,6 +181,18 @@ def test_replace_a_powered_off_broker_under_load_loses_nothing(
         meta = ssh_run(kafka4, f"cat {DATA_DIR}/meta.properties")
         assert ("broker.id=2" if zookeeper_connect else "node.id=2") in meta
         assert f"cluster.id={info['cluster_id']}" in meta
+        # Prometheus scrapes kafka4 in kafka2's place, its broker and its node exporter, before the inventory changes
+        deadline = time.monotonic() + 30  # Prometheus rereads its targets files within seconds
+        while True:
+            scraped = {(t["labels"]["job"], t["labels"]["host"])
+                       for t in prometheus("/api/v1/targets")["activeTargets"]}
+            replaced = {("kafka_broker", "kafka4"), ("node", "kafka4")} <= scraped
+            if (replaced and not {("kafka_broker", "kafka2"), ("node", "kafka2")} & scraped
+                    or time.monotonic() > deadline):
+                break
+            time.sleep(2)
+        assert {("kafka_broker", "kafka4"), ("node", "kafka4")} <= scraped
+        assert not {("kafka_broker", "kafka2"), ("node", "kafka2")} & scraped
     finally:
         producer.stop()
         _spare_again_and_kafka2_back(run_module, conn)
