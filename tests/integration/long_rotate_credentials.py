@@ -2,6 +2,7 @@
 test: `make test-long` runs it; pytest collects long_*.py files only when named; make bench-rotation times every kind
 under one canary on a fresh lab).
 
+- The lag exporter's login: the exporter on the monitoring host switches to it before the old one is deleted.
 - The kit's tool logins: under an acks=all canary writing as the canary principal whose login is rotated, nothing is
   lost and no send fails; the old password is refused afterwards and the new one works; no host's file changes and
   nothing restarts; check mode shows the plan and changes nothing; a run cut off after the next login was added is
@@ -28,17 +29,22 @@ from unchanged import services_and_files
 
 from canary import Canary, ensure_topic
 from canary.ledger import read_acked
-from lab import config
+from lab import config, monitoring
 from lab.cluster_settings import kafka_config, kazoo_client, load, user_config
 from lab.command_lines import CommandLineWatch
 from lab.traffic import creates_a_topic, logs_in
 
 CANARY = "kafkaops-canary"  # the connection role's kafka_canary_principal
+LAG_EXPORTER_PORT = 9308  # the monitoring role's monitoring_lag_exporter_port
+
+
+def _principal_login(tool):
+    load.cache_clear()  # the settings file is written again: the kit's files may hold another login now
+    return kafka_config(principal=tool)
 
 
 def _canary_login():
-    load.cache_clear()  # the settings file is written again: the kit's files may hold another login now
-    return kafka_config(principal="canary")
+    return _principal_login("canary")
 
 
 def test_a_tool_login_rotates_under_its_own_canary_losing_nothing(run_playbook, settings, tmp_path):
@@ -65,6 +71,18 @@ def test_a_tool_login_rotates_under_its_own_canary_losing_nothing(run_playbook, 
     assert new["sasl.mechanism"] != old["sasl.mechanism"] and new["sasl.password"] != old["sasl.password"]
     assert logs_in(new) and not logs_in(old)  # the old password logs in nowhere now
     assert services_and_files(settings) == hosts_before  # no config file on a host changed, nothing restarted
+
+
+def test_the_lag_exporters_login_rotates_and_the_monitoring_host_switches_before_the_old_goes(run_playbook):
+    """The lag exporter runs on the monitoring host: its login there switches before the old credential is deleted,
+    and it reads the cluster with the new one."""
+    old = _principal_login("lag_exporter")
+    rotated = run_playbook("rotate_credentials.yml", "-e", "credentials=lag_exporter")
+    assert rotated.returncode == 0, rotated.output[-3000:]
+    new = _principal_login("lag_exporter")
+    assert new["sasl.mechanism"] != old["sasl.mechanism"] and logs_in(new) and not logs_in(old)
+    served = monitoring.get(LAG_EXPORTER_PORT, "/metrics")  # a scrape makes it read the cluster, with its login
+    assert "kafka_consumergroup_lag_read_failed 0.0" in served, served[-2000:]
 
 
 def test_a_rotation_cut_off_after_the_next_login_was_added_is_finished_by_the_rerun(run_playbook, run_module):

@@ -13,11 +13,12 @@ from lab import config, receiver
 from lab.monitoring import alertmanager
 from lab.traffic import AckedProducer, read_all
 
-# The roll's silences outlast it by monitoring_silence_grace; an alert true after that notifies within one evaluation
-# and Alertmanager's group_wait (roles/monitoring): long enough after the roll to see what the silences missed.
+# The roll's silences outlast it by monitoring_silence_grace. An alert the silences missed during the roll notifies
+# within an evaluation and Alertmanager's group_wait (roles/monitoring). That nothing notifies once the silences have
+# ended is make test-alerts' (tests/drills/alerts.py: planned work, then the grace and more).
 SILENCE_GRACE_S = yaml.safe_load((config.REPO / "roles/monitoring/defaults/main.yml").read_text())[
     "monitoring_silence_grace"]
-LATE_NOTIFICATION_S = 60
+LATE_NOTIFICATION_S = 30
 
 
 def test_check_mode_shows_the_plan_and_touches_nothing(run_playbook, brokers):
@@ -41,13 +42,16 @@ def test_roll_under_load_restarts_each_broker_once_loses_nothing_controller_last
     finally:
         unreported = producer.stop()
     assert proc.returncode == 0
-    time.sleep(SILENCE_GRACE_S + LATE_NOTIFICATION_S)
+    ended = time.time()
+    time.sleep(LATE_NOTIFICATION_S)
     # what began during the roll (an earlier test's fault may still resolve now)
     paged = [(a["alertname"], a["host"]) for a in receiver.alerts_since(started) if a["starts_at"] > started]
     assert paged == [], "a planned roll paged"
+    # the roll's silences end the grace after it, not at their bound (an hour and more)
     silences = [silence for silence in alertmanager("/api/v2/silences") if silence["comment"].startswith("planned: ")
                 and receiver.parse_time(silence["startsAt"]) > started]
-    assert silences and all(silence["status"]["state"] == "expired" for silence in silences), silences
+    assert silences and all(receiver.parse_time(silence["endsAt"]) < ended + SILENCE_GRACE_S + 5
+                            for silence in silences), silences
     assert unreported == 0 and producer.failed == []
     assert len(producer.acked) > 1000
     assert read_all(bootstrap_servers, topic, len(producer.acked)) == producer.acked

@@ -71,7 +71,16 @@ def test_the_canary_topic_is_in_the_before_snapshot_and_every_check_runs(tmp_pat
     monkeypatch.setattr(demo, "playbook", playbook)
     monkeypatch.setattr(demo.time, "sleep", lambda seconds: None)
 
+    def wait_for(alertname, host, status, since, timeout):
+        """The lab's receiver: Alertmanager's notification of kafka2's alert, fired then resolved."""
+        events.append(f"{alertname} {host} {status}")
+        return {"received_at": since + 40, "annotations": {"playbook": "replace_broker.yml ..."}}
+
+    monkeypatch.setattr(demo.receiver, "wait_for", wait_for)
+
     assert demo.main() == 0
+    assert events.index("power off kafka2") < events.index(f"{demo.ALERT} kafka2 firing") \
+        < events.index("replace_broker.yml") < events.index(f"{demo.ALERT} kafka2 resolved")
     assert events.index(f"topic {demo.CANARY_TOPIC}") < events.index("snapshot_offsets.yml") \
         < events.index("power off kafka2") < events.index("replace_broker.yml")
     assert "  not checked: nothing: every check of the report ran" in capsys.readouterr().out.splitlines()
