@@ -271,12 +271,11 @@ bench-security: setup
 	python bench/security.py
 	python bench/rolling_restart.py
 
-# systemd-analyze security of every unit the kit runs on the deployed lab (read only).
-# The metrics' cost and planned work's notifications on a deployed lab (bench/alerts.py; make deploy): a broker's scrape
-# duration and series at about 100 and 3,000 partitions, the canary's highest acks=all rate with and without the agent
-# (3 rounds, each a site.yml roll), the notifications a full rolling_restart.yml sends (goal 0).
+# The metrics' cost on a deployed lab (bench/alerts.py; make deploy): a broker's scrape duration and series at about 100
+# and 3,000 partitions, the canary's highest acks=all rate with and without the agent (3 rounds, each a site.yml roll).
 bench-alerts: setup
 	python bench/alerts.py
 
+# systemd-analyze security of every unit the kit runs on the deployed lab (read only).
 bench-sandbox: setup
 	python bench/systemd_security.py

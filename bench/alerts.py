@@ -5,11 +5,10 @@
   many partitions, RF 3, made for the measurement and deleted after);
 - the agent's cost: the canary's highest sustained acks=all rate with the agent and without it (site.yml with
   kafka_metrics_enabled=false, a gated roll; then site.yml again), --rounds rounds, the order swapped each round;
-  the ratio of the medians;
-- notifications during a full roll: rolling_restart.yml, then the silences' grace and a minute more; the receiver's
-  notifications of alerts that began in that time.
+  the ratio of the medians.
 
-Prints the figures and writes them to .cache/bench/alerts.json. Fault-to-notification times: make test-alerts.
+Prints the figures and writes them to .cache/bench/alerts.json. Fault-to-notification times and the notifications of
+planned work (a roll, a rebuild): make test-alerts.
 
 Run: make bench-alerts   (on a deployed lab: make deploy; it rolls the cluster three times per round)
 """
@@ -23,19 +22,15 @@ import tempfile
 import time
 import uuid
 
-import yaml
-
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from canary import Canary, ensure_topic  # noqa: E402
 from canary.ledger import read_acked  # noqa: E402
-from lab import ansible, receiver  # noqa: E402
+from lab import ansible  # noqa: E402
 from lab.cluster_settings import kafka_config  # noqa: E402
 from lab.monitoring import query  # noqa: E402
 from lab.traffic import delete_topic  # noqa: E402
-
-GRACE_S = yaml.safe_load((REPO / "roles/monitoring/defaults/main.yml").read_text())["monitoring_silence_grace"]
 
 
 def playbook(*args):
@@ -83,22 +78,12 @@ def agent_cost(rounds, records, work):
     return {**rates, "ratio": round(statistics.median(rates["with"]) / statistics.median(rates["without"]), 3)}
 
 
-def roll_notifications():
-    """{roll_s, notifications}: rolling_restart.yml, and the alerts that began during it or its silences' grace."""
-    started = time.time()
-    playbook("playbooks/rolling_restart.yml")
-    rolled = time.time()
-    time.sleep(GRACE_S + 60)
-    paged = [(a["alertname"], a["host"]) for a in receiver.alerts_since(started) if a["starts_at"] > started]
-    return {"roll_s": round(rolled - started), "notifications": len(paged), "alerts": paged}
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--records", type=int, default=100_000)
     args = parser.parse_args()
-    figures = {"scrape": [scrape_cost(100), scrape_cost(3000)], "roll": roll_notifications()}
+    figures = {"scrape": [scrape_cost(100), scrape_cost(3000)]}
     with tempfile.TemporaryDirectory() as work:
         figures["agent"] = agent_cost(args.rounds, args.records, pathlib.Path(work))
     out = REPO / ".cache" / "bench" / "alerts.json"

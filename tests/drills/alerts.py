@@ -42,11 +42,12 @@ from tests.chaos.lab_cluster import LabCluster  # noqa: E402
 
 MODE = os.environ.get("KAFKAOPS_LAB_METADATA_MODE") or "zookeeper"
 WORK = REPO / ".cache" / "drills" / f"alerts-{MODE}"
-NOTIFY_TIMEOUT_S = 240   # the slowest expected alert: ISRs shrink after 30 s, then 30 s of `for`; more is a failure
+NOTIFY_TIMEOUT_S = 240   # an expected alert's notification (ISRs shrink after 30 s, then 30 s of `for`); more fails
 RESOLVE_TIMEOUT_S = 420  # KafkaNodeCrashed ends 5 minutes after the restart
 QUIET_S = 150            # after planned work: its silences end 90 s after it, Alertmanager waits 10 s per group
 RATE = 100               # canary records per second
 LOOK_FIRST = "playbooks/cluster_summary.yml"
+CONTROLLER_METADATA = "/var/lib/kafka-controller/metadata"  # the kafka_controller role's kafka_controller_metadata_dir
 
 
 def host(name):
@@ -116,6 +117,7 @@ class Scenario:
     fault: object           # callable: makes the fault (or runs the planned work), returns what undoes a client fault
     remedy: object = None   # callable(undo, annotations): the runbook's remedy
     explained: tuple = ()   # other alerts the fault may raise
+    notify_timeout: int = NOTIFY_TIMEOUT_S
 
 
 BOTH = ("zookeeper", "kraft")
@@ -134,8 +136,10 @@ SCENARIOS = [
     Scenario("a ZooKeeper member down", ("zookeeper",), "ZooKeeperMemberDown", "zk3",
              lambda: stop_unit("zk3", "zookeeper"),
              lambda undo, annotations: run_playbook_annotation(annotations)),
-    Scenario("a controller down", ("kraft",), "KafkaControllerDown", "ctrl3",
-             lambda: stop_unit("ctrl3", "kafka-controller"),
+    # Its disk lost: what replace_controller.yml (the alert's playbook) repairs; a unit merely stopped is the next one
+    Scenario("a controller down, its metadata disk lost", ("kraft",), "KafkaControllerDown", "ctrl3",
+             lambda: machines.run_on(host("ctrl3"), f"systemctl stop kafka-controller && rm -rf {CONTROLLER_METADATA}"
+                                                    f" && install -d -o kafka -g kafka -m 0750 {CONTROLLER_METADATA}"),
              lambda undo, annotations: run_playbook_annotation(annotations)),
     # The runbook: bring a majority back (the hosts are fine: start their units)
     Scenario("two controllers of three down", ("kraft",), "KRaftQuorumNoLeader", None,
@@ -147,20 +151,26 @@ SCENARIOS = [
              lambda: faults.kill(host("kafka3"), "kafka"),
              lambda undo, annotations: LabCluster().wait_healthy(),
              explained=("KafkaBrokerDown",)),
-    # Its followers stop fetching: after replica.lag.time.max.ms it leads its partitions alone, under min ISR. The
-    # runbook: the network (here: connect it again)
-    Scenario("a broker cut from the other brokers", BOTH, "KafkaUnderMinIsrPartition", "kafka3",
+    # KRaft: its followers stop fetching, and after replica.lag.time.max.ms it leads its partitions alone (the
+    # controllers take the shrunk ISR), under min ISR. The runbook: the network (here: connect it again)
+    Scenario("a broker cut from the other brokers", ("kraft",), "KafkaUnderMinIsrPartition", "kafka3",
              lambda: faults.cut(host("kafka3"), [host("kafka1"), host("kafka2")]),
              lambda undo, annotations: faults.connect(host("kafka3"))),
+    # ZooKeeper mode: the controller is another broker, which the cut one cannot reach to shrink its ISRs, so only the
+    # others' under-replicated partitions show it, after their 5 minutes
+    Scenario("a broker cut from the other brokers", ("zookeeper",), "KafkaUnderReplicatedPartition", None,
+             lambda: faults.cut(host("kafka3"), [host("kafka1"), host("kafka2")]),
+             lambda undo, annotations: faults.connect(host("kafka3")), notify_timeout=420),
     Scenario("a certificate that ends in 3 days", BOTH, "TLSCertificateExpiresSoon", "kafka1",
              lambda: short_lived_certificate("kafka1"),
              lambda undo, annotations: run_playbook_annotation(annotations)),
-    # The only log dir unreadable: the broker takes it offline, and with none left it stops. The runbook for a broken
-    # data dir on a sound host: rebuild it
-    Scenario("a log dir made unreadable", BOTH, "KafkaLogDirOffline", "kafka2",
+    # The only log dir unreadable: the broker stops at once (all its log dirs failed), and every start by systemd stops
+    # again (none can be read), too soon for its metrics to say so. The runbook for a broken data dir on a sound disk:
+    # rebuild it
+    Scenario("a log dir made unreadable", BOTH, "KafkaNodeCrashLooping", "kafka2",
              lambda: machines.run_on(host("kafka2"), "chmod 000 /var/lib/kafka/data"),
              lambda undo, annotations: playbook("playbooks/rebuild_broker.yml", "-e", "broker_host=kafka2"),
-             explained=("KafkaBrokerDown", "KafkaNodeCrashed")),
+             explained=("KafkaNodeCrashed", "KafkaBrokerDown", "KafkaLogDirOffline")),
     # Last: kafka4 takes broker 2's place for good
     Scenario("a broker's host loses power", BOTH, "KafkaBrokerDown", "kafka2",
              lambda: machines.power_off(host("kafka2")),
@@ -184,10 +194,10 @@ def fault(scenario):
     started = time.time()
     undo = scenario.fault()
     made = time.time()
-    firing = receiver.wait_for(scenario.alert, scenario.host, "firing", started, NOTIFY_TIMEOUT_S)
+    firing = receiver.wait_for(scenario.alert, scenario.host, "firing", started, scenario.notify_timeout)
     row = {"scenario": scenario.name, "alert": scenario.alert, "host": scenario.host,
            "notified_after_s": round(firing["received_at"] - made, 1) if firing else None}
-    problems = [] if firing else [f"{scenario.name}: {scenario.alert} did not notify in {NOTIFY_TIMEOUT_S} s"]
+    problems = [] if firing else [f"{scenario.name}: {scenario.alert} did not notify in {scenario.notify_timeout} s"]
     scenario.remedy(undo, firing["annotations"] if firing else {})
     remedied = time.time()
     resolved = receiver.wait_for(scenario.alert, scenario.host, "resolved", started, RESOLVE_TIMEOUT_S) \
