@@ -93,6 +93,20 @@ def short_lived_certificate(name, days=3):
     playbook("playbooks/site.yml", "-i", "inventories/lab", "-i", str(overlay))
 
 
+def cut_from_the_other_brokers(name):
+    """Drop the traffic between the broker and every other broker (spares too); returns what connects it again."""
+    faults.cut(host(name), [h for h in config.load_hosts() if {"kafka_broker", "kafka_spare"} & set(h.groups)])
+    return lambda: faults.connect(host(name))
+
+
+def a_broker_not_the_controller():
+    """The lab host of a registered broker that is not the active controller (ZooKeeper mode)."""
+    cluster = LabCluster()
+    controller = cluster.controller().name
+    registered = [config.host(b.host).name for b in cluster.admin().list_topics(timeout=10).brokers.values()]
+    return next(name for name in sorted(registered) if name != controller)
+
+
 def stop_unit(name, unit):
     machines.run_on(host(name), f"systemctl stop {unit}")
 
@@ -154,13 +168,13 @@ SCENARIOS = [
     # KRaft: its followers stop fetching, and after replica.lag.time.max.ms it leads its partitions alone (the
     # controllers take the shrunk ISR), under min ISR. The runbook: the network (here: connect it again)
     Scenario("a broker cut from the other brokers", ("kraft",), "KafkaUnderMinIsrPartition", "kafka3",
-             lambda: faults.cut(host("kafka3"), [host("kafka1"), host("kafka2")]),
-             lambda undo, annotations: faults.connect(host("kafka3"))),
-    # ZooKeeper mode: the controller is another broker, which the cut one cannot reach to shrink its ISRs, so only the
-    # others' under-replicated partitions show it, after their 5 minutes
+             lambda: cut_from_the_other_brokers("kafka3"),
+             lambda undo, annotations: undo()),
+    # ZooKeeper mode, a broker that is not the controller: it cannot reach the controller to shrink its ISRs, so only
+    # the others' under-replicated partitions show it, after their 5 minutes
     Scenario("a broker cut from the other brokers", ("zookeeper",), "KafkaUnderReplicatedPartition", None,
-             lambda: faults.cut(host("kafka3"), [host("kafka1"), host("kafka2")]),
-             lambda undo, annotations: faults.connect(host("kafka3")), notify_timeout=420),
+             lambda: cut_from_the_other_brokers(a_broker_not_the_controller()),
+             lambda undo, annotations: undo(), notify_timeout=480),
     Scenario("a certificate that ends in 3 days", BOTH, "TLSCertificateExpiresSoon", "kafka1",
              lambda: short_lived_certificate("kafka1"),
              lambda undo, annotations: run_playbook_annotation(annotations)),
