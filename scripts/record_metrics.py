@@ -14,7 +14,7 @@ import re
 import sys
 import time
 
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, KafkaException, TopicPartition
 
 from lab import cluster_settings
 from lab.monitoring import get, prometheus, scrape
@@ -48,7 +48,14 @@ def main(argv=None):
     # and the lag exporter's, once a group has committed an offset (of the canary's topic, which make record-metrics
     # writes) and a scrape has read it
     consumer = Consumer(cluster_settings.kafka_config() | {"group.id": "record-metrics", "enable.auto.commit": False})
-    consumer.commit(offsets=[TopicPartition(args.lag_topic, 0, 0)], asynchronous=False)
+    for attempt in range(6):  # on a fresh cluster the group's coordinator may still be moving
+        try:
+            consumer.commit(offsets=[TopicPartition(args.lag_topic, 0, 0)], asynchronous=False)
+            break
+        except KafkaException:
+            if attempt == 5:
+                raise
+            time.sleep(5)
     consumer.close()
     deadline = time.monotonic() + 60
     while "kafka_consumergroup_lag{" not in texts.get("lag_exporter", "") and time.monotonic() < deadline:

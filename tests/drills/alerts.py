@@ -63,16 +63,17 @@ def playbook(*args):
 
 
 def wrong_password_client():
-    """A client that keeps logging in on the CLIENT listener with a wrong password, until stopped."""
+    """A client that keeps logging in on the CLIENT listener with a wrong password, until stopped (and then gone: an
+    idle client would go on reconnecting)."""
     # it reconnects every 100-200 ms (librdkafka would back off to 10 s): a burst, not one failure now and then
     conf = cluster_settings.kafka_config(principal="canary") | {"sasl.password": "wrong-" + uuid.uuid4().hex,
                                                                  "reconnect.backoff.ms": 100,
                                                                  "reconnect.backoff.max.ms": 200}
-    admin = AdminClient(conf)
-    stop = {"stop": False}
+    stop = threading.Event()
 
     def run():
-        while not stop["stop"]:
+        admin = AdminClient(conf)  # destroyed with the thread
+        while not stop.is_set():
             try:
                 admin.list_topics(timeout=1)
             except KafkaException:  # refused, as it must be: try again
@@ -80,7 +81,7 @@ def wrong_password_client():
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    return lambda: stop.update(stop=True)
+    return lambda: (stop.set(), thread.join())
 
 
 def short_lived_certificate(name, days=3):

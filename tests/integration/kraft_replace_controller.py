@@ -16,6 +16,7 @@ import time
 import uuid
 
 import pytest
+import yaml
 from confluent_kafka.admin import AdminClient, NewTopic
 from lab_hosts import quorum, ssh_run
 from unchanged import lab_state, services_and_files
@@ -25,6 +26,8 @@ from lab import config, faults, machines
 from lab.cli import up
 from lab.cluster_settings import kafka_config
 from lab.machines import ssh
+from lab.monitoring import alertmanager
+from lab.receiver import parse_time
 from lab.traffic import AckedProducer, read_all
 
 DYNAMIC = kafka_versions.facts(config.KAFKA_VERSION)["quorum"] == "dynamic"
@@ -32,6 +35,8 @@ static_only = pytest.mark.skipif(DYNAMIC, reason=f"{config.KAFKA_VERSION} deploy
 dynamic_only = pytest.mark.skipif(not DYNAMIC, reason=f"{config.KAFKA_VERSION} deploys a static quorum")
 
 META = "/var/lib/kafka-controller/metadata"
+SILENCE_GRACE_S = yaml.safe_load((config.REPO / "roles/monitoring/defaults/main.yml").read_text())[
+    "monitoring_silence_grace"]
 STORAGE_TOOL = "java -Xmx128m -cp '/opt/kafka/libs/*' kafka.tools.StorageTool"
 
 
@@ -147,9 +152,15 @@ def test_a_wiped_voter_is_replaced_on_its_host_under_load(run_playbook, settings
         assert f"format: the metadata dir of {lost.name}" in planned.output and "add: " in planned.output
         assert services_and_files(settings) == before
 
+        started = time.time()
         run = run_playbook("replace_controller.yml", "-e", f"failed_host={lost.name}")
         assert run.returncode == 0, run.output[-3000:]
         assert "nothing to change in the inventory" in run.output
+        # planned work: its alerts were silenced in Alertmanager, and the silences end a grace after the run
+        silences = [silence for silence in alertmanager("/api/v2/silences")
+                    if silence["comment"] == f"planned: controller {_node_id(lost)} replaced on {lost.name} "
+                                             "(replace_controller.yml)" and parse_time(silence["startsAt"]) > started]
+        assert silences and all(parse_time(silence["endsAt"]) < time.time() + SILENCE_GRACE_S for silence in silences)
         voters = _voters(reader)
         assert sorted(voters) == [9001, 9002, 9003]
         assert voters[_node_id(lost)]["directory_id"] not in (old, kafka_kraft.STATIC_DIRECTORY_ID)
