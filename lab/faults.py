@@ -33,8 +33,13 @@ def kill(host, service):
     _signal(host, service, "KILL")
 
 
+def stop(host, service):
+    """Stop the service cleanly, through systemd (undo: start)."""
+    run_on(host, f"systemctl stop {_service(service)}")
+
+
 def start(host, service):
-    """Start the service (after kill)."""
+    """Start the service (after kill or stop)."""
     run_on(host, f"systemctl start {_service(service)}")
 
 

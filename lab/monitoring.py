@@ -10,8 +10,14 @@ import urllib.parse
 import urllib.request
 from base64 import b64encode
 
+import yaml
+
 from . import cluster_settings, config
 from .machines import run_on
+
+# How long the kit's planned work keeps its silences after it ends (the monitoring role's monitoring_silence_grace)
+SILENCE_GRACE_S = yaml.safe_load((config.REPO / "roles/monitoring/defaults/main.yml").read_text())[
+    "monitoring_silence_grace"]
 
 
 def scrape(endpoint, username=None, password=None, tls_max=None):

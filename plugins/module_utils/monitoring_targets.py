@@ -14,10 +14,10 @@ def _port(endpoint):
 def scrape_targets(jobs, replaced, names, listener_ports):
     """{job: [{"targets": [endpoint], "labels": {"host": host}}], "blackbox": [...]} from jobs ({job: {host:
     "name:port"}}, the secured jobs of the connection role's kafka_metrics_scrape), replaced ({failed host:
-    replacement}, {} outside a replacement), names ({host: "name:port"}, the replacements by the names they are reached
-at, whatever the port) and
-    listener_ports ({job: the port of the listener whose certificate the blackbox exporter reads}, for the jobs that
-    have one). A replacement keeps the failed host's port; the blackbox probe is labelled with the job as its kind."""
+    replacement}, {} outside a replacement), names ({host: "name:port"}, the replacements by the names they are
+    reached at, whatever the port) and listener_ports ({job: the port of the listener whose certificate the blackbox
+    exporter reads}, for the jobs that have one). A replacement keeps the failed host's port; the blackbox probe is
+    labelled with the job as its kind."""
     out = {"blackbox": []}
     for job, targets in jobs.items():
         out[job] = []

@@ -108,14 +108,6 @@ def a_broker_not_the_controller():
     return next(name for name in sorted(registered) if name != controller)
 
 
-def stop_unit(name, unit):
-    machines.run_on(host(name), f"systemctl stop {unit}")
-
-
-def start_unit(name, unit):
-    machines.run_on(host(name), f"systemctl start {unit}")
-
-
 def run_playbook_annotation(annotations, spare="kafka4"):
     """The alert's `playbook` annotation as written, with the lab's inventory (and spare host)."""
     command = annotations["playbook"].split("  #")[0].replace("INVENTORY", "inventories/lab").replace("SPARE", spare)
@@ -149,7 +141,7 @@ SCENARIOS = [
              lambda: faults.fill(host("kafka1"), leave=data_filesystem_bytes(host("kafka1")) // 50),
              lambda undo, annotations: faults.unfill(host("kafka1"))),
     Scenario("a ZooKeeper member down", ("zookeeper",), "ZooKeeperMemberDown", "zk3",
-             lambda: stop_unit("zk3", "zookeeper"),
+             lambda: faults.stop(host("zk3"), "zookeeper"),
              lambda undo, annotations: run_playbook_annotation(annotations)),
     # Its disk lost: what replace_controller.yml (the alert's playbook) repairs; a unit merely stopped is the next one
     Scenario("a controller down, its metadata disk lost", ("kraft",), "KafkaControllerDown", "ctrl3",
@@ -158,8 +150,8 @@ SCENARIOS = [
              lambda undo, annotations: run_playbook_annotation(annotations)),
     # The runbook: bring a majority back (the hosts are fine: start their units)
     Scenario("two controllers of three down", ("kraft",), "KRaftQuorumNoLeader", None,
-             lambda: [stop_unit(name, "kafka-controller") for name in ("ctrl2", "ctrl3")],
-             lambda undo, annotations: [start_unit(name, "kafka-controller") for name in ("ctrl2", "ctrl3")],
+             lambda: [faults.stop(host(name), "kafka-controller") for name in ("ctrl2", "ctrl3")],
+             lambda undo, annotations: [faults.start(host(name), "kafka-controller") for name in ("ctrl2", "ctrl3")],
              explained=("KafkaControllerDown", "KafkaNoActiveController")),
     # systemd starts it again after 10 s; the runbook: nothing to repair once it is back in every ISR
     Scenario("a broker killed (SIGKILL)", BOTH, "KafkaNodeCrashed", "kafka3",

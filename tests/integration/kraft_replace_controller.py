@@ -16,7 +16,6 @@ import time
 import uuid
 
 import pytest
-import yaml
 from confluent_kafka.admin import AdminClient, NewTopic
 from lab_hosts import quorum, ssh_run
 from unchanged import lab_state, services_and_files
@@ -26,7 +25,7 @@ from lab import config, faults, machines
 from lab.cli import up
 from lab.cluster_settings import kafka_config
 from lab.machines import ssh
-from lab.monitoring import alertmanager
+from lab.monitoring import SILENCE_GRACE_S, alertmanager
 from lab.receiver import parse_time
 from lab.traffic import AckedProducer, read_all
 
@@ -35,8 +34,6 @@ static_only = pytest.mark.skipif(DYNAMIC, reason=f"{config.KAFKA_VERSION} deploy
 dynamic_only = pytest.mark.skipif(not DYNAMIC, reason=f"{config.KAFKA_VERSION} deploys a static quorum")
 
 META = "/var/lib/kafka-controller/metadata"
-SILENCE_GRACE_S = yaml.safe_load((config.REPO / "roles/monitoring/defaults/main.yml").read_text())[
-    "monitoring_silence_grace"]
 STORAGE_TOOL = "java -Xmx128m -cp '/opt/kafka/libs/*' kafka.tools.StorageTool"
 
 

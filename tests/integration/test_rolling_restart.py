@@ -6,18 +6,15 @@ import json
 import time
 
 import pytest
-import yaml
 from lab_hosts import service_starts, ssh_run
 
-from lab import config, receiver
-from lab.monitoring import alertmanager
+from lab import receiver
+from lab.monitoring import SILENCE_GRACE_S, alertmanager
 from lab.traffic import AckedProducer, read_all
 
 # The roll's silences outlast it by monitoring_silence_grace. An alert the silences missed during the roll notifies
 # within an evaluation and Alertmanager's group_wait (roles/monitoring). That nothing notifies once the silences have
 # ended is make test-alerts' (tests/drills/alerts.py: planned work, then the grace and more).
-SILENCE_GRACE_S = yaml.safe_load((config.REPO / "roles/monitoring/defaults/main.yml").read_text())[
-    "monitoring_silence_grace"]
 LATE_NOTIFICATION_S = 30
 
 
