@@ -9,7 +9,7 @@ KAFKA_CACHE := $(CURDIR)/.cache/kafka
 .PHONY: journey bench-upgrade record-metrics test-alerts setup host-packages venv collection-link kafka-archive jmx-exporter spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
 	test test-long test-kraft test-kraft-3.9 test-migration test-convert-quorum test-upgrade test-adopt lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration bench-sandbox \
-	bench-rotation bench-replace-controller bench-alerts
+	bench-rotation bench-replace-controller bench-alerts bench-alerts-zookeeper bench-alerts-kraft bench-alerts-cost
 
 setup: host-packages venv collection-link kafka-archive jmx-exporter spark-jars
 
@@ -271,9 +271,18 @@ bench-security: setup
 	python bench/security.py
 	python bench/rolling_restart.py
 
-# The metrics' cost on a deployed lab (bench/alerts.py; make deploy): a broker's scrape duration and series at about 100
-# and 3,000 partitions, the canary's highest acks=all rate with and without the agent (3 rounds, each a site.yml roll).
-bench-alerts: setup
+# The alerts' figures: the drill (tests/drills/alerts.py) with 3 rounds of every scenario on each mode, for the medians
+# of the seconds from fault to notification; then on a fresh lab (bench/alerts.py) a broker's scrape duration and
+# series at about 100 and 3,000 partitions, the canary's highest acks=all rate with and without the agent (3 rounds).
+bench-alerts: bench-alerts-zookeeper bench-alerts-kraft bench-alerts-cost
+bench-alerts-zookeeper: setup
+	KAFKAOPS_LAB_METADATA_MODE=zookeeper KAFKAOPS_LAB_KAFKA_VERSION=3.9.2 python tests/drills/alerts.py --rounds 3
+bench-alerts-kraft: setup
+	KAFKAOPS_LAB_METADATA_MODE=kraft KAFKAOPS_LAB_KAFKA_VERSION=4.4.0 python tests/drills/alerts.py --rounds 3
+bench-alerts-cost: setup
+	python -m lab down
+	python -m lab up
+	ansible-playbook playbooks/site.yml
 	python bench/alerts.py
 
 # systemd-analyze security of every unit the kit runs on the deployed lab (read only).

@@ -8,9 +8,9 @@
   the ratio of the medians.
 
 Prints the figures and writes them to .cache/bench/alerts.json. Fault-to-notification times and the notifications of
-planned work (a roll, a rebuild): make test-alerts.
+planned work (a roll, a rebuild): the drill, tests/drills/alerts.py (its medians: --rounds 3).
 
-Run: make bench-alerts   (on a deployed lab: make deploy; it rolls the cluster three times per round)
+Run: make bench-alerts-cost   (a fresh lab; it rolls the cluster twice per round)   make bench-alerts: every figure
 """
 
 import argparse

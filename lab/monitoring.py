@@ -18,6 +18,9 @@ from .machines import run_on
 # How long the kit's planned work keeps its silences after it ends (the monitoring role's monitoring_silence_grace)
 SILENCE_GRACE_S = yaml.safe_load((config.REPO / "roles/monitoring/defaults/main.yml").read_text())[
     "monitoring_silence_grace"]
+# How long to listen after planned work for a notification it caused: past its silences' end, plus an evaluation, a
+# scrape and Alertmanager's group_wait (10 s each) and a margin
+QUIET_AFTER_PLANNED_S = SILENCE_GRACE_S + 60
 
 
 def scrape(endpoint, username=None, password=None, tls_max=None):

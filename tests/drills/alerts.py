@@ -3,8 +3,8 @@ the fault does not explain; the remedy runs and the alert resolves. The kit's pl
 
 On a fresh lab deployed by site.yml (the lab's metadata mode and release: KAFKAOPS_LAB_METADATA_MODE,
 KAFKAOPS_LAB_KAFKA_VERSION), under an acks=all canary, each scenario of SCENARIOS that fits the mode, in order:
-- planned work (a rolling restart, a rebuild): the playbook, then QUIET_S of waiting; no notification at all may come
-  (its silences end monitoring_silence_grace after the work);
+- planned work (a rolling restart, a rebuild): the playbook, then QUIET_AFTER_PLANNED_S of waiting; no notification
+  at all may come (its silences end monitoring_silence_grace after the work);
 - a fault: the receiver (lab/receiver.py) must get the expected alert for the expected host; the seconds from the
   fault to that notification are recorded. Every other alert that notifies meanwhile must be one the scenario
   explains. Then the remedy: the command of the alert's `playbook` annotation as written (with the lab's inventory and
@@ -14,9 +14,12 @@ KAFKAOPS_LAB_KAFKA_VERSION), under an acks=all canary, each scenario of SCENARIO
 
 Fails (exit 1) on: an expected alert that did not notify within NOTIFY_TIMEOUT_S, an unexplained alert, an alert that
 did not resolve after its remedy, a notification during planned work. Prints a row per scenario and writes them to
-.cache/drills/alerts-<mode>.json.
+.cache/drills/alerts-<mode>.json. With --rounds N each scenario runs N times in a row, its remedy each time (where the
+remedy cannot run twice, the scenario's `again` undoes the fault before the last round: the host whose power was cut
+is started), and the figures have each fault's medians.
 
 Run: make test-alerts   (3.9.2 ZooKeeper, then 4.4.0 KRaft, each on a fresh lab)
+     make bench-alerts-zookeeper, make bench-alerts-kraft   (--rounds 3)
      python tests/drills/alerts.py --deployed --only password   (some scenarios again, on the lab as it is)
 """
 
@@ -24,6 +27,7 @@ import argparse
 import dataclasses
 import os
 import pathlib
+import statistics
 import sys
 import threading
 import time
@@ -38,13 +42,13 @@ from confluent_kafka.admin import AdminClient  # noqa: E402
 
 from canary import Canary, ensure_topic  # noqa: E402
 from lab import cluster_settings, config, faults, machines, receiver  # noqa: E402
+from lab.monitoring import QUIET_AFTER_PLANNED_S  # noqa: E402
 from tests.chaos.lab_cluster import LabCluster  # noqa: E402
 
 MODE = os.environ.get("KAFKAOPS_LAB_METADATA_MODE") or "zookeeper"
 WORK = REPO / ".cache" / "drills" / f"alerts-{MODE}"
 NOTIFY_TIMEOUT_S = 240   # an expected alert's notification (ISRs shrink after 30 s, then 30 s of `for`); more fails
 RESOLVE_TIMEOUT_S = 420  # KafkaNodeCrashed ends 5 minutes after the restart
-QUIET_S = 150            # after planned work: its silences end 90 s after it, Alertmanager waits 10 s per group
 RATE = 100               # canary records per second
 LOOK_FIRST = "playbooks/cluster_summary.yml"
 CONTROLLER_METADATA = "/var/lib/kafka-controller/metadata"  # the kafka_controller role's kafka_controller_metadata_dir
@@ -125,6 +129,8 @@ class Scenario:
     remedy: object = None   # callable(undo, annotations): the runbook's remedy
     explained: tuple = ()   # other alerts the fault may raise
     notify_timeout: int = NOTIFY_TIMEOUT_S
+    again: object = None    # with --rounds: what undoes the fault before the last round, where the remedy cannot be
+    #                         run twice (None: the remedy)
 
 
 BOTH = ("zookeeper", "kraft")
@@ -182,7 +188,8 @@ SCENARIOS = [
     Scenario("a broker's host loses power", BOTH, "KafkaBrokerDown", "kafka2",
              lambda: machines.power_off(host("kafka2")),
              lambda undo, annotations: run_playbook_annotation(annotations),
-             explained=("NodeExporterDown", "KafkaUnderReplicatedPartition")),
+             explained=("NodeExporterDown", "KafkaUnderReplicatedPartition"),
+             again=lambda undo, annotations: (machines.start(host("kafka2")), machines.wait_ready([host("kafka2")]))),
 ]
 
 
@@ -190,14 +197,15 @@ def planned(scenario):
     """Planned work: the row with its notifications (there must be none)."""
     started = time.time()
     scenario.fault()
-    time.sleep(QUIET_S)
+    time.sleep(QUIET_AFTER_PLANNED_S)
     notified = sorted({f"{a['alertname']} ({a['host']})" for a in receiver.alerts_since(started)})
     return {"scenario": scenario.name, "notifications": notified, "took_s": round(time.time() - started)}, \
         [f"{scenario.name}: notified {notified}"] if notified else []
 
 
-def fault(scenario):
-    """A fault: the row (seconds to notify, to resolve after the remedy, unexplained alerts) and its problems."""
+def fault(scenario, remedy):
+    """A fault undone by remedy (the scenario's, or its `again`): the row (seconds to notify, to resolve after the
+    remedy, unexplained alerts) and its problems."""
     started = time.time()
     undo = scenario.fault()
     made = time.time()
@@ -205,7 +213,7 @@ def fault(scenario):
     row = {"scenario": scenario.name, "alert": scenario.alert, "host": scenario.host,
            "notified_after_s": round(firing["received_at"] - made, 1) if firing else None}
     problems = [] if firing else [f"{scenario.name}: {scenario.alert} did not notify in {scenario.notify_timeout} s"]
-    scenario.remedy(undo, firing["annotations"] if firing else {})
+    remedy(undo, firing["annotations"] if firing else {})
     remedied = time.time()
     resolved = receiver.wait_for(scenario.alert, scenario.host, "resolved", started, RESOLVE_TIMEOUT_S) \
         if firing else None
@@ -220,12 +228,27 @@ def fault(scenario):
     return row, problems
 
 
+def medians(rows):
+    """Per fault scenario: the median seconds to notify and to resolve over its rounds (those that did), and how many
+    notified."""
+    by_name = {}
+    for row in rows:
+        if "alert" in row:
+            by_name.setdefault(row["scenario"], []).append(row)
+    return {name: {"rounds": len(runs), "notified": sum(r["notified_after_s"] is not None for r in runs),
+                   **{key: statistics.median(found) if (found := [r[key] for r in runs if r[key] is not None]) else None
+                      for key in ("notified_after_s", "resolved_after_remedy_s")}}
+            for name, runs in by_name.items()}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deployed", action="store_true",
                         help="on the lab as it is (deployed and healthy), not a fresh one: to run some scenarios again")
     parser.add_argument("--only", nargs="+", default=[], metavar="WORD",
                         help="only the scenarios whose name has one of these words")
+    parser.add_argument("--rounds", type=int, default=1, metavar="N",
+                        help="each scenario N times in a row, for the medians (make bench-alerts: 3)")
     args = parser.parse_args()
     chosen = [s for s in SCENARIOS if MODE in s.modes and (not args.only or any(w in s.name for w in args.only))]
     if not chosen:
@@ -242,18 +265,23 @@ def main():
     rows, problems = [], []
     try:
         for scenario in chosen:
-            print(f"--- {scenario.name}", flush=True)
-            row, found = (planned if scenario.alert is None else fault)(scenario)
-            if scenario.alert is not None:
-                LabCluster().wait_healthy()
-            rows.append(row)
-            problems += found
-            print(row, flush=True)
+            for number in range(1, args.rounds + 1):
+                print(f"--- {scenario.name} ({number}/{args.rounds})", flush=True)
+                if scenario.alert is None:
+                    row, found = planned(scenario)
+                else:
+                    last = number == args.rounds
+                    row, found = fault(scenario, scenario.remedy if last or not scenario.again else scenario.again)
+                    LabCluster().wait_healthy()
+                rows.append({**row, "round": number})
+                problems += found
+                print(rows[-1], flush=True)
     finally:
         unreported = canary.stop()
     if unreported:
         problems.append(f"the canary has {unreported} records never reported")
-    drill.finish(f"alerts-{MODE}", {"mode": MODE, "canary": canary.summary(), "scenarios": rows}, problems,
+    drill.finish(f"alerts-{MODE}", {"mode": MODE, "canary": canary.summary(), "scenarios": rows,
+                                    "medians": medians(rows)}, problems,
                  "every alert notified and resolved, planned work notified nobody")
 
 

@@ -9,12 +9,13 @@ the rerun to 4.4.0 (it restarts no node already on 4.4.0 and finishes the rest);
 (metadata.version 4.4-IV2 and the other features at 4.4's levels, kraft.version still 0: the quorum stays static);
 rollback_upgrade.yml then refused, changing nothing; site.yml with the inventory the run said to commit
 (kafka_version 4.4.0, kafka_controller_quorum static) changes nothing. The Spark validator (validate_recovery.yml)
-checks the canary's ledger.
+checks the canary's ledger. The lab's receiver must get no notification from the first roll until
+QUIET_AFTER_PLANNED_S after the last playbook: every roll, the rollback and the killed run are planned work.
 
 Fails (exit 1) on: a failed playbook, a check or refused run that changes a host, a node not on the release a step
 should leave it on, the other target not refused or restarting a node, a rerun that restarts a node already
 upgraded, a feature not at its level, kraft.version raised, a failed send, a lost record, site.yml changing
-something. Figures: .cache/drills/upgrade-kraft.json.
+something, a notification. Figures: .cache/drills/upgrade-kraft.json.
 
 Run: make test-upgrade (takes the lab down and up with KAFKAOPS_LAB_KAFKA_VERSION=3.9.2 and
 KAFKAOPS_LAB_METADATA_MODE=kraft)
@@ -26,7 +27,8 @@ import time
 import drill
 
 from ansible_collections.kafkaops.toolkit.plugins.module_utils import kafka_kraft, kafka_tools
-from lab import cluster_settings, config
+from lab import cluster_settings, config, receiver
+from lab.monitoring import QUIET_AFTER_PLANNED_S
 
 WORK = drill.REPO / ".cache" / "drills" / "upgrade-kraft"
 RATE = 200  # canary records per second
@@ -67,6 +69,7 @@ def main():
         figures["check_changed"] = drill.changed_hosts(check.stdout)
         figures["releases_after_check"] = drill.releases()
 
+        rolls_started = time.time()
         _, seconds = drill.run(UPGRADE, logs)
         figures["rolls_s"] = round(seconds)
         figures["releases_after_rolls"] = drill.releases()
@@ -103,6 +106,9 @@ def main():
         site, _ = drill.run(["ansible-playbook", "playbooks/site.yml", "-e", f"kafka_version={TARGET}",
                              "-e", "kafka_controller_quorum=static"], logs)  # the inventory the run said to commit
         figures["site_after_changed"] = drill.changed_hosts(site.stdout)
+        time.sleep(QUIET_AFTER_PLANNED_S)
+        figures["notifications"] = sorted({f"{a['alertname']} ({a['host']})"
+                                           for a in receiver.alerts_since(rolls_started)})
     finally:
         assert canary.stop() == 0, "canary: records never reported"
     problems = drill.validate_canary(canary, figures, before, ledger, snapshots, WORK / "report", started)
@@ -117,11 +123,11 @@ def main():
                 "releases_after_rerun": dict.fromkeys(nodes, TARGET),
                 "features_after_finalize": FEATURES_44,
                 "kraft_version_after_finalize": 0, "rollback_refused_after_finalize": True,
-                "rollback_refused_changed": [], "site_after_changed": []}
+                "rollback_refused_changed": [], "site_after_changed": [], "notifications": []}
     problems += drill.mismatches(figures, expected)
     drill.finish("upgrade-kraft", figures, problems,
                  "rolled to 4.4.0 and back, finalized with explicit features (the quorum still static), the rollback "
-                 "then refused, nothing lost, site.yml unchanged")
+                 "then refused, nothing lost, site.yml unchanged, nobody notified")
 
 
 if __name__ == "__main__":
