@@ -6,12 +6,12 @@ export PATH := $(VENV)/bin:$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 KAFKA_CACHE := $(CURDIR)/.cache/kafka
 
-.PHONY: journey bench-upgrade record-metrics test-alerts setup host-packages venv collection-link kafka-archive jmx-exporter spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
+.PHONY: journey bench-upgrade record-metrics test-alerts setup host-packages venv collection-link kafka-archive jmx-exporter lag-exporter-wheel spark-jars lab-up lab-down lab-status deploy demo chaos rule-removal security-drills \
 	test test-long test-kraft test-kraft-3.9 test-migration test-convert-quorum test-upgrade test-adopt lint unit molecule \
 	bench bench-deploy bench-roll bench-rebuild bench-validator bench-security bench-migration bench-sandbox \
 	bench-rotation bench-replace-controller bench-alerts bench-alerts-zookeeper bench-alerts-kraft bench-alerts-cost
 
-setup: host-packages venv collection-link kafka-archive jmx-exporter spark-jars
+setup: host-packages venv collection-link kafka-archive jmx-exporter lag-exporter-wheel spark-jars
 
 # The checkout is the kafkaops.toolkit collection; ansible.cfg's collections_path finds it here.
 COLLECTION_LINK := $(CURDIR)/.cache/collections/ansible_collections/kafkaops/toolkit
@@ -35,6 +35,9 @@ kafka-archive:
 
 jmx-exporter:
 	dist/fetch_jmx_exporter.sh $(CURDIR)/.cache/jmx-exporter
+
+lag-exporter-wheel: venv
+	dist/fetch_confluent_kafka_wheel.sh $(CURDIR)/.cache/lag-exporter
 
 spark-jars:
 	spark/jars/fetch.sh $(CURDIR)/.cache/spark-jars

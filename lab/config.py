@@ -47,8 +47,9 @@ BASE_PACKAGES = ("systemd", "systemd-sysv", "dbus", "openssh-server", "python3",
                  "iptables", "procps", "openjdk-17-jre-headless",
                  # Monitoring, from Debian as on a host with a mirror: the roles enable what a host's groups run
                  "prometheus-node-exporter", "prometheus", "prometheus-alertmanager", "prometheus-blackbox-exporter",
-                 # the kit's consumer lag exporter, on the monitoring host
-                 "python3-confluent-kafka", "python3-prometheus-client")
+                 # the kit's consumer lag exporter, on the monitoring host (its confluent-kafka: a wheel, the
+                 # monitoring role's)
+                 "python3-prometheus-client")
 # The units and timers those packages enable when installed (prometheus*): off in the base, so that a lab host runs
 # only what the roles start.
 BASE_UNITS_OFF_PREFIX = "prometheus"
