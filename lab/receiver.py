@@ -95,6 +95,11 @@ def alerts_since(since):
             for n in received() if parse_time(n["received_at"]) >= since for a in n["payload"]["alerts"]]
 
 
+def names(alerts):
+    """The alerts as sorted "alertname (host)" strings, each once: what a report lists."""
+    return sorted({f"{a['alertname']} ({a['host']})" for a in alerts})
+
+
 def wait_for(alertname, host, status, since, timeout):
     """The first notification since `since` of alertname (for host; any host when None) with status, waiting up to
     timeout seconds; None if none came."""

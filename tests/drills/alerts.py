@@ -198,7 +198,7 @@ def planned(scenario):
     started = time.time()
     scenario.fault()
     time.sleep(QUIET_AFTER_PLANNED_S)
-    notified = sorted({f"{a['alertname']} ({a['host']})" for a in receiver.alerts_since(started)})
+    notified = receiver.names(receiver.alerts_since(started))
     return {"scenario": scenario.name, "notifications": notified, "took_s": round(time.time() - started)}, \
         [f"{scenario.name}: notified {notified}"] if notified else []
 
@@ -220,8 +220,9 @@ def fault(scenario, remedy):
     row["resolved_after_remedy_s"] = round(resolved["received_at"] - remedied, 1) if resolved else None
     if firing and not resolved:
         problems.append(f"{scenario.name}: {scenario.alert} did not resolve after the remedy")
-    unexplained = sorted({f"{a['alertname']} ({a['host']})" for a in receiver.alerts_since(started)
-                          if a["status"] == "firing" and a["alertname"] not in (scenario.alert, *scenario.explained)})
+    explained = (scenario.alert, *scenario.explained)
+    unexplained = receiver.names(a for a in receiver.alerts_since(started)
+                                 if a["status"] == "firing" and a["alertname"] not in explained)
     row["unexplained"] = unexplained
     if unexplained:
         problems.append(f"{scenario.name}: unexplained alerts {unexplained}")

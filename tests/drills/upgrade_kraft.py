@@ -107,8 +107,7 @@ def main():
                              "-e", "kafka_controller_quorum=static"], logs)  # the inventory the run said to commit
         figures["site_after_changed"] = drill.changed_hosts(site.stdout)
         time.sleep(QUIET_AFTER_PLANNED_S)
-        figures["notifications"] = sorted({f"{a['alertname']} ({a['host']})"
-                                           for a in receiver.alerts_since(rolls_started)})
+        figures["notifications"] = receiver.names(receiver.alerts_since(rolls_started))
     finally:
         assert canary.stop() == 0, "canary: records never reported"
     problems = drill.validate_canary(canary, figures, before, ledger, snapshots, WORK / "report", started)
